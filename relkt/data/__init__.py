@@ -1,0 +1,13 @@
+"""LAReQA/XQuAD data: readers, sentence splitting, article splits and the retrieval pool."""
+
+from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.records import Candidate, Question
+from relkt.data.sentence_splitter import split_sentences
+from relkt.data.sources import XQUAD_R_LANGS, resolve_data_dir
+from relkt.data.splits import SPLITS, article_split
+from relkt.data.squad_reader import LanguageData, read_squad_file
+
+__all__ = [
+    "Candidate", "LanguageData", "LareqaPool", "Question", "SPLITS", "XQUAD_R_LANGS",
+    "article_split", "read_squad_file", "resolve_data_dir", "split_sentences",
+]

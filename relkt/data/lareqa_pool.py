@@ -1,0 +1,157 @@
+"""The LAReQA multilingual pool: all questions, all candidate sentences, gold answers by qas_id."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from relkt.data.records import Candidate, Question
+from relkt.data.sources import language_files, resolve_data_dir
+from relkt.data.splits import SPLITS, article_split
+from relkt.data.squad_reader import LanguageData, read_squad_file
+from relkt.errors import ConfigError, DataError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LareqaPool:
+    """Questions, candidates and gold answers, as LAReQA defines them.
+
+    The gold answers of a question are the candidates, in every loaded language, whose sentence
+    span holds the `answer_start` of that question's `qas_id` in that language. `gold[i]` holds
+    candidate indices for question `i`, sorted.
+    """
+
+    questions: list[Question]
+    candidates: list[Candidate]
+    gold: list[np.ndarray]
+    unmatched_answers: int = 0
+
+    @classmethod
+    def load(
+        cls,
+        data_dir: str | Path | None = None,
+        langs: Sequence[str] | None = None,
+        split: str = "all",
+        fractions: tuple[float, float, float] = (0.7, 0.1, 0.2),
+        seed: int = 0,
+    ) -> "LareqaPool":
+        """Load XQuAD-R (or any folder of SQuAD-format files) and keep one article-level split."""
+        if split not in SPLITS:
+            raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
+        directory = resolve_data_dir(data_dir)
+        files = language_files(directory)
+        if not files:
+            raise DataError(f"{directory}: no {{lang}}.json or xquad.{{lang}}.json files found")
+        if langs is None or len(langs) == 0:
+            langs = sorted(files)
+        unknown = [lang for lang in langs if lang not in files]
+        if unknown:
+            raise DataError(
+                f"{directory}: no file for language(s) {', '.join(unknown)}; "
+                f"available: {', '.join(sorted(files))}"
+            )
+        datas = [read_squad_file(files[lang], lang) for lang in langs]
+        split_articles = article_split(
+            [q.article for d in datas for q in d.questions], fractions, seed
+        )[split]
+        return cls.from_language_data(datas, split_articles)
+
+    @classmethod
+    def from_language_data(
+        cls, datas: Iterable[LanguageData], articles: set[str] | None = None
+    ) -> "LareqaPool":
+        """Build the pool from parsed files, keeping only `articles` (all when None)."""
+        datas = list(datas)
+        keep = (lambda title: True) if articles is None else (lambda title: title in articles)
+        candidates: list[Candidate] = []
+        offsets = {}
+        for d in datas:
+            kept = [i for i, c in enumerate(d.candidates) if keep(c.article)]
+            new_index = {old: len(candidates) + j for j, old in enumerate(kept)}
+            offsets[d.lang] = new_index
+            candidates.extend(d.candidates[i] for i in kept)
+        answers_by_qas: dict[str, list[int]] = {}
+        for d in datas:
+            for qas_id, old in d.answer_sentence.items():
+                if old in offsets[d.lang]:
+                    answers_by_qas.setdefault(qas_id, []).append(offsets[d.lang][old])
+        questions = [q for d in datas for q in d.questions if keep(q.article)]
+        gold = [np.array(sorted(answers_by_qas.get(q.qas_id, [])), dtype=np.int64) for q in questions]
+        unmatched = sum(len(d.unmatched_answers) for d in datas)
+        pool = cls(questions=questions, candidates=candidates, gold=gold, unmatched_answers=unmatched)
+        if not questions or not candidates:
+            names = ", ".join(str(d.path) for d in datas) or "no files"
+            raise DataError(f"empty pool ({len(questions)} questions, {len(candidates)} candidates) from {names}")
+        return pool
+
+    # ----- views -------------------------------------------------------------------------
+    @property
+    def question_langs(self) -> np.ndarray:
+        return np.array([q.lang for q in self.questions])
+
+    @property
+    def candidate_langs(self) -> np.ndarray:
+        return np.array([c.lang for c in self.candidates])
+
+    @property
+    def langs(self) -> list[str]:
+        return sorted({q.lang for q in self.questions} | {c.lang for c in self.candidates})
+
+    def question_texts(self) -> list[str]:
+        return [q.text for q in self.questions]
+
+    def candidate_texts(self, with_context: bool = False) -> list[str]:
+        """Candidate encoder inputs: the sentence, or `sentence + " " + context` (LAReQA's option)."""
+        if with_context:
+            return [f"{c.sentence} {c.context}" for c in self.candidates]
+        return [c.sentence for c in self.candidates]
+
+    def queries(self) -> dict[str, str]:
+        return {q.qid: q.text for q in self.questions}
+
+    def corpus(self, with_context: bool = False) -> dict[str, str]:
+        return dict(zip((c.cid for c in self.candidates), self.candidate_texts(with_context)))
+
+    def relevant(self) -> dict[str, set[str]]:
+        return {
+            q.qid: {self.candidates[j].cid for j in g} for q, g in zip(self.questions, self.gold)
+        }
+
+    def subset(
+        self, question_langs: Sequence[str] | None = None, candidate_langs: Sequence[str] | None = None
+    ) -> "LareqaPool":
+        """A pool restricted to some question and/or candidate languages; gold is re-indexed."""
+        q_keep = np.arange(len(self.questions))
+        if question_langs is not None:
+            q_keep = np.flatnonzero(np.isin(self.question_langs, list(question_langs)))
+        c_keep = np.arange(len(self.candidates))
+        if candidate_langs is not None:
+            c_keep = np.flatnonzero(np.isin(self.candidate_langs, list(candidate_langs)))
+        remap = np.full(len(self.candidates), -1, dtype=np.int64)
+        remap[c_keep] = np.arange(len(c_keep))
+        gold = [remap[self.gold[i]] for i in q_keep]
+        return LareqaPool(
+            questions=[self.questions[i] for i in q_keep],
+            candidates=[self.candidates[j] for j in c_keep],
+            gold=[g[g >= 0] for g in gold],
+            unmatched_answers=self.unmatched_answers,
+        )
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Per language: questions, candidates, and questions whose gold set misses a language."""
+        out = {}
+        n_langs = len({c.lang for c in self.candidates})
+        for lang in self.langs:
+            mask = self.question_langs == lang
+            out[lang] = {
+                "questions": int(mask.sum()),
+                "candidates": int((self.candidate_langs == lang).sum()),
+                "incomplete_gold": int(sum(len(self.gold[i]) < n_langs for i in np.flatnonzero(mask))),
+            }
+        return out

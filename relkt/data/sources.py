@@ -1,0 +1,85 @@
+"""Where the LAReQA data comes from: --data-dir, else $RELKT_DATA_DIR, else the cache, else download."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from relkt.errors import DataError
+
+XQUAD_R_LANGS = ("ar", "de", "el", "en", "es", "hi", "ru", "th", "tr", "vi", "zh")
+LAREQA_RAW_URL = "https://raw.githubusercontent.com/google-research-datasets/lareqa/master/xquad-r/{lang}.json"
+ENV_VAR = "RELKT_DATA_DIR"
+
+
+def cache_dir() -> Path:
+    """relkt's download cache: $RELKT_CACHE_DIR, else $XDG_CACHE_HOME/relkt, else ~/.cache/relkt."""
+    if os.environ.get("RELKT_CACHE_DIR"):
+        return Path(os.environ["RELKT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "relkt"
+
+
+def language_files(directory: Path) -> dict[str, Path]:
+    """Map language code -> file for `{lang}.json` (XQuAD-R) or `xquad.{lang}.json` (raw XQuAD)."""
+    found = {}
+    for path in sorted(directory.glob("*.json")):
+        parts = path.name.split(".")
+        if len(parts) == 2:
+            found[parts[0]] = path
+        elif len(parts) == 3 and parts[0] in ("xquad", "squad"):
+            found[parts[1]] = path
+    return found
+
+
+def _dataset_dir(directory: Path) -> Path:
+    """Accept the folder holding the language files, or a parent holding `xquad-r/`."""
+    if not language_files(directory) and (directory / "xquad-r").is_dir():
+        return directory / "xquad-r"
+    return directory
+
+
+def download_xquad_r(target: Path, langs: tuple[str, ...] = XQUAD_R_LANGS, timeout: float = 30) -> Path:
+    """Fetch XQuAD-R from the LAReQA repository into `target` (atomically per file)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for lang in langs:
+        dest = target / f"{lang}.json"
+        if dest.exists():
+            continue
+        url = LAREQA_RAW_URL.format(lang=lang)
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response:
+                payload = response.read()
+        except (urllib.error.URLError, OSError) as e:
+            raise DataError(
+                f"could not download XQuAD-R ({url}): {e}. relkt found no local copy: pass "
+                f"--data-dir DIR (a folder of {{lang}}.json files) or set {ENV_VAR}=DIR."
+            ) from None
+        fd, tmp = tempfile.mkstemp(dir=target, suffix=".part")
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+        os.replace(tmp, dest)
+    return target
+
+
+def resolve_data_dir(data_dir: str | Path | None = None, download: bool = True) -> Path:
+    """Find the XQuAD-R folder: explicit argument, then $RELKT_DATA_DIR, then cache, then download."""
+    if data_dir is not None and str(data_dir) != "":
+        directory = Path(data_dir).expanduser()
+        if not directory.is_dir():
+            raise DataError(f"data dir {directory} does not exist (from --data-dir)")
+        return _dataset_dir(directory)
+    if os.environ.get(ENV_VAR):
+        directory = Path(os.environ[ENV_VAR]).expanduser()
+        if not directory.is_dir():
+            raise DataError(f"data dir {directory} does not exist (from ${ENV_VAR})")
+        return _dataset_dir(directory)
+    cached = cache_dir() / "xquad-r"
+    if cached.is_dir() and language_files(cached):
+        return cached
+    if not download:
+        raise DataError(f"no data found: pass --data-dir DIR or set {ENV_VAR}=DIR")
+    return download_xquad_r(cached)

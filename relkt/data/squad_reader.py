@@ -1,0 +1,134 @@
+"""Read SQuAD-format JSON (LAReQA/XQuAD-R with sentence breaks, or raw XQuAD/SQuAD without).
+
+Every error names the file and the JSON path of the field at fault, e.g.
+`xquad-r/en.json: data[3].paragraphs[2].qas[0]: missing field 'answers'`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from relkt.data.records import Candidate, Question
+from relkt.data.sentence_splitter import split_sentences
+from relkt.errors import DataError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LanguageData:
+    """Questions and candidate sentences read from one language's file."""
+
+    lang: str
+    path: Path
+    questions: list[Question] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    # qas_id -> index into `candidates` of the sentence holding the answer start.
+    answer_sentence: dict[str, int] = field(default_factory=dict)
+    unmatched_answers: list[str] = field(default_factory=list)
+    split_by_relkt: bool = False
+
+
+def _get(obj: object, key: str, kind: type, path: Path, where: str):
+    if not isinstance(obj, dict):
+        raise DataError(f"{path}: {where}: expected an object, got {type(obj).__name__}")
+    if key not in obj:
+        raise DataError(f"{path}: {where}: missing field '{key}'")
+    value = obj[key]
+    if not isinstance(value, kind):
+        raise DataError(
+            f"{path}: {where}.{key}: expected {kind.__name__}, got {type(value).__name__}"
+        )
+    return value
+
+
+def _sentence_spans(paragraph: dict, context: str, path: Path, where: str) -> tuple[list, bool]:
+    """The paragraph's sentence spans: LAReQA's `sentence_breaks` if present, else our splitter."""
+    if "sentence_breaks" not in paragraph:
+        if "sentences" in paragraph:
+            raise DataError(f"{path}: {where}: has 'sentences' but no 'sentence_breaks'")
+        return split_sentences(context), True
+    breaks = _get(paragraph, "sentence_breaks", list, path, where)
+    sentences = _get(paragraph, "sentences", list, path, where)
+    if len(breaks) != len(sentences):
+        raise DataError(
+            f"{path}: {where}: {len(sentences)} 'sentences' but {len(breaks)} 'sentence_breaks'"
+        )
+    spans = []
+    for k, span in enumerate(breaks):
+        ok = isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span)
+        if not ok or not 0 <= span[0] <= span[1] <= len(context):
+            raise DataError(
+                f"{path}: {where}.sentence_breaks[{k}]: expected [start, end] within the context, "
+                f"got {span!r}"
+            )
+        spans.append((span[0], span[1]))
+    return spans, False
+
+
+def read_squad_file(path: str | Path, lang: str) -> LanguageData:
+    """Read one language's SQuAD-format file into questions and candidate sentences.
+
+    A candidate's text is the file's `sentences[k]` where given (LAReQA), else the split span.
+    An answer whose `answer_start` lies in no sentence span is counted in `unmatched_answers`
+    (and logged) rather than failing the whole file.
+    """
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8-sig") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    out = LanguageData(lang=lang, path=path)
+    articles = _get(doc, "data", list, path, "top level")
+    for a, article in enumerate(articles):
+        where_a = f"data[{a}]"
+        title = article.get("title", f"article{a}") if isinstance(article, dict) else None
+        paragraphs = _get(article, "paragraphs", list, path, where_a)
+        for p, paragraph in enumerate(paragraphs):
+            where = f"{where_a}.paragraphs[{p}]"
+            context = _get(paragraph, "context", str, path, where)
+            spans, split = _sentence_spans(paragraph, context, path, where)
+            out.split_by_relkt |= split
+            texts = paragraph["sentences"] if not split else [context[s:e] for s, e in spans]
+            first = len(out.candidates)
+            for k, ((s, e), text) in enumerate(zip(spans, texts)):
+                if not isinstance(text, str):
+                    raise DataError(f"{path}: {where}.sentences[{k}]: expected a string")
+                out.candidates.append(
+                    Candidate(
+                        cid=f"{lang}:{a}.{p}.{k}", lang=lang, sentence=text, context=context,
+                        article=title, paragraph=p, start=s, end=e,
+                    )
+                )
+            for q, qa in enumerate(_get(paragraph, "qas", list, path, where)):
+                where_q = f"{where}.qas[{q}]"
+                qas_id = _get(qa, "id", str, path, where_q)
+                text = _get(qa, "question", str, path, where_q)
+                if not text.strip():
+                    raise DataError(f"{path}: {where_q}.question: empty question (id {qas_id})")
+                answers = _get(qa, "answers", list, path, where_q)
+                if not answers:
+                    raise DataError(f"{path}: {where_q}.answers: no answer (id {qas_id})")
+                start = _get(answers[0], "answer_start", int, path, f"{where_q}.answers[0]")
+                out.questions.append(
+                    Question(qas_id=qas_id, lang=lang, text=text, article=title, paragraph=p,
+                             answer_start=start)
+                )
+                hit = next((k for k, (s, e) in enumerate(spans) if s <= start < e), None)
+                if hit is None:
+                    out.unmatched_answers.append(qas_id)
+                else:
+                    out.answer_sentence[qas_id] = first + hit
+    if out.unmatched_answers:
+        log.warning(
+            "%s: %d answer_start offsets lie in no sentence span (e.g. qas id %s); "
+            "those questions have no gold answer in %s",
+            path, len(out.unmatched_answers), out.unmatched_answers[0], lang,
+        )
+    return out

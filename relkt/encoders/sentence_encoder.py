@@ -1,0 +1,99 @@
+"""The encoder interface: raw strings in, L2-normalised float32 embeddings out."""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from tqdm.auto import tqdm  # noqa: E402
+
+
+def masked_mean(sequence: "keras.KerasTensor", mask: "keras.KerasTensor") -> "keras.KerasTensor":
+    """Mean over the positions where `mask` is 1 (the sentence-transformers pooling)."""
+    mask = keras.ops.cast(mask, sequence.dtype)[..., None]
+    total = keras.ops.sum(sequence * mask, axis=1)
+    return total / keras.ops.maximum(keras.ops.sum(mask, axis=1), 1.0)
+
+
+def l2_normalize(x: "keras.KerasTensor") -> "keras.KerasTensor":
+    """Unit rows in float32 (also under mixed precision); a zero row stays zero."""
+    x = keras.ops.cast(x, "float32")
+    return x / keras.ops.maximum(keras.ops.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+class SentenceEncoder(keras.Model):
+    """Base class of relkt encoders.
+
+    Subclasses split the work in two so training can tokenize inside `tf.data`:
+    `preprocess(strings)` is a TF-graph function (strings -> feature tensors) and `call(features)`
+    is the trainable network returning L2-normalised embeddings. `embed(strings)` chains both;
+    `encode(texts)` is the batched numpy entry point used for scoring and mining.
+    """
+
+    kind = "base"
+
+    def preprocess(self, strings: tf.Tensor):
+        """(batch,) strings -> the feature tensors `call` takes; graph code, also when called eagerly
+        (keras-hub tokenizers return Python lists in eager mode)."""
+        strings = tf.convert_to_tensor(strings, tf.string)
+        if not tf.executing_eagerly():
+            return self._preprocess(strings)
+        if self.__dict__.get("_relkt_preprocess") is None:
+            spec = tf.TensorSpec([None], tf.string)
+            self.__dict__["_relkt_preprocess"] = tf.function(self._preprocess, input_signature=[spec])
+        return self.__dict__["_relkt_preprocess"](strings)
+
+    def _preprocess(self, strings: tf.Tensor):
+        raise NotImplementedError
+
+    def embed(self, strings, training: bool = False):
+        return self(self.preprocess(tf.convert_to_tensor(strings, tf.string)), training=training)
+
+    @property
+    def dim(self) -> int:
+        raise NotImplementedError
+
+    def _infer(self, features):
+        return self(features, training=False)
+
+    def _forward(self, element_spec):
+        """The inference step, traced once per feature spec (dynamic batch and length dims)."""
+        cache = self.__dict__.setdefault("_relkt_forward", {})
+        key = str(element_spec)
+        if key not in cache:
+            cache[key] = tf.function(self._infer, input_signature=[element_spec])
+        return cache[key]
+
+    def encode(
+        self, texts: Sequence[str], batch_size: int = 64, progress: bool | str = False
+    ) -> np.ndarray:
+        """Embed `texts` in batches (longest first, so padding is trimmed per batch); rows in input order."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        if any(not isinstance(t, str) for t in texts):
+            raise TypeError("encode() takes a list of strings")
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        sorted_texts = tf.constant([texts[i] for i in order])
+        ds = (
+            tf.data.Dataset.from_tensor_slices(sorted_texts)
+            .batch(batch_size)
+            .map(self.preprocess, num_parallel_calls=tf.data.AUTOTUNE)
+            .prefetch(tf.data.AUTOTUNE)
+        )
+        forward = self._forward(ds.element_spec)
+        out = np.empty((len(texts), self.dim), np.float32)
+        desc = progress if isinstance(progress, str) else "encoding"
+        with tqdm(total=len(texts), desc=desc, unit="text", disable=not progress, leave=False) as bar:
+            pos = 0
+            for features in ds:
+                emb = forward(features).numpy()
+                out[order[pos : pos + len(emb)]] = emb
+                pos += len(emb)
+                bar.update(len(emb))
+        return out
