@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import keras
@@ -62,14 +63,21 @@ class BertEncoder(SentenceEncoder):
         return {"token_ids": token_ids, "segment_ids": tf.zeros_like(token_ids), "padding_mask": mask}
 
     def call(self, features, training=False):
-        sequence = self.backbone(features, training=training)["sequence_output"]
+        # tf.data/tf.function hand the dict over with sorted keys; keras warns that the order differs.
+        features = {k: features[k] for k in ("token_ids", "segment_ids", "padding_mask")}
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The structure of `inputs` doesn't match")
+            sequence = self.backbone(features, training=training)["sequence_output"]
         return l2_normalize(masked_mean(sequence, features["padding_mask"]))
 
     def get_config(self):
+        tokenizer = keras.saving.serialize_keras_object(self.tokenizer)
+        # keras-hub keeps the vocabulary as an asset, not in the config: put it in.
+        tokenizer["config"]["vocabulary"] = list(self.tokenizer.get_vocabulary())
         return {
             **super().get_config(),
             "backbone": keras.saving.serialize_keras_object(self.backbone),
-            "tokenizer": keras.saving.serialize_keras_object(self.tokenizer),
+            "tokenizer": tokenizer,
             "max_length": self.max_length,
         }
 

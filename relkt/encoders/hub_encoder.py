@@ -1,0 +1,109 @@
+"""`hub:HANDLE`: a TF2 SavedModel taking a 1-D batch of strings (mUSE, or any relkt export), trainable in Keras 3."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import keras
+import tensorflow as tf
+
+from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
+from relkt.errors import EncoderError
+
+MUSE_HANDLES = {
+    "muse": "https://tfhub.dev/google/universal-sentence-encoder-multilingual/3",
+    "muse-large": "https://tfhub.dev/google/universal-sentence-encoder-multilingual-large/3",
+}
+
+
+def load_saved_model(handle: str):
+    """`hub.load(handle)` with tensorflow_text's ops registered first; a clear error when it fails."""
+    import tensorflow_text  # noqa: F401  (registers the sentencepiece ops mUSE uses)
+    import tensorflow_hub as hub
+
+    try:
+        return hub.load(handle)
+    except Exception as e:  # OSError, ValueError, URLError, NotFoundError ... all mean "not loadable"
+        local = Path(handle).expanduser()
+        if "://" in handle:
+            hint = (
+                f"could not fetch {handle} (offline?). Download it where you are online and point relkt "
+                "at the copy: set TFHUB_CACHE_DIR to a cache that holds it, or pass hub:/path/to/savedmodel"
+            )
+        elif not local.exists():
+            hint = f"{handle}: no such SavedModel directory (and not a TF Hub URL)"
+        else:
+            hint = f"{handle}: not a loadable TF2 SavedModel"
+        raise EncoderError(f"{hint} ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from e
+
+
+def _clean_name(name: str) -> str:
+    """Keras variable names may hold neither '/' nor ':'."""
+    return re.sub(r"[/:]", "_", name.rsplit(":", 1)[0])
+
+
+class HubEncoder(SentenceEncoder):
+    """A SavedModel's `__call__(tf.string[None]) -> [None, D]`, wrapped as a Keras 3 model.
+
+    Its Keras weights *are* the SavedModel's variables (`keras.Variable` around each
+    `tf.Variable`, no copy), so the optimizer updates the loaded model in place and export sees
+    the trained values. Two loads give two independent sets of variables (teacher and student).
+    Variables the SavedModel lists as non-trainable stay frozen; `trainable=False` freezes all.
+    """
+
+    kind = "hub"
+
+    def __init__(self, handle: str, trainable: bool = True, **kwargs):
+        super().__init__(**kwargs)
+        self.handle = handle
+        self._loaded = load_saved_model(handle)
+        if not callable(self._loaded):
+            raise EncoderError(f"{handle}: the SavedModel has no __call__ endpoint (strings -> embeddings)")
+        trainable_ids = {id(v) for v in getattr(self._loaded, "trainable_variables", [])}
+        self._wrapped = []
+        for v in getattr(self._loaded, "variables", []):
+            wrapped = keras.Variable(
+                initializer=v, shape=v.shape, dtype=v.dtype.name, trainable=id(v) in trainable_ids,
+                name=_clean_name(v.name),
+            )
+            self._wrapped.append(wrapped)
+        self._track_variables()
+        self.trainable = trainable
+        self._dim = None
+        self.metadata = self._read_metadata(handle)
+        self.built = True
+
+    def _track_variables(self):
+        for v in self._wrapped:
+            self._track_variable(v)
+
+    @staticmethod
+    def _read_metadata(handle: str) -> dict:
+        path = Path(handle).expanduser() / "relkt.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    @classmethod
+    def from_spec(cls, spec: str, trainable: bool = True, **kwargs) -> "HubEncoder":
+        kind, _, arg = spec.partition(":")
+        if kind in MUSE_HANDLES and not arg:
+            return cls(MUSE_HANDLES[kind], trainable=trainable, **kwargs)
+        if kind == "hub" and arg:
+            return cls(arg, trainable=trainable, **kwargs)
+        raise EncoderError(f"bad hub spec {spec!r}: use hub:URL_OR_DIR, muse or muse-large")
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.metadata.get("dim") or self._loaded(tf.constant(["x"])).shape[-1])
+        return self._dim
+
+    def _preprocess(self, strings: tf.Tensor) -> tf.Tensor:
+        return strings  # the SavedModel tokenizes inside its own graph
+
+    def call(self, strings, training=False):
+        return l2_normalize(self._loaded(strings))
+
+    def get_config(self):
+        return {**super().get_config(), "handle": self.handle, "trainable": self.trainable}

@@ -1,0 +1,67 @@
+"""Shared fixtures: a tiny LAReQA-format dataset written by the tests themselves."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+# Three articles, one paragraph each, two sentences per paragraph, in English and German.
+# Questions share ids across languages; the answer lies in sentence 0 or 1 as noted.
+ARTICLES = {
+    "en": [
+        ("Cats", ["Cats sleep sixteen hours a day.", "They hunt mice at night."], [("c1", "How long do cats sleep?", 0), ("c2", "What do cats hunt?", 1)]),
+        ("Rivers", ["The Rhine flows into the North Sea.", "It is 1230 kilometres long."], [("r1", "Where does the Rhine flow?", 0), ("r2", "How long is the Rhine?", 1)]),
+        ("Bread", ["Bread is baked from flour.", "Yeast makes the dough rise."], [("b1", "What is bread made from?", 0), ("b2", "What makes dough rise?", 1)]),
+    ],
+    "de": [
+        ("Cats", ["Katzen schlafen sechzehn Stunden am Tag.", "Sie jagen nachts Mäuse."], [("c1", "Wie lange schlafen Katzen?", 0), ("c2", "Was jagen Katzen?", 1)]),
+        ("Rivers", ["Der Rhein fließt in die Nordsee.", "Er ist 1230 Kilometer lang."], [("r1", "Wohin fließt der Rhein?", 0), ("r2", "Wie lang ist der Rhein?", 1)]),
+        ("Bread", ["Brot wird aus Mehl gebacken.", "Hefe lässt den Teig aufgehen."], [("b1", "Woraus wird Brot gemacht?", 0), ("b2", "Was lässt Teig aufgehen?", 1)]),
+    ],
+}
+
+
+def squad_json(lang: str, with_breaks: bool = True) -> dict:
+    data = []
+    for title, sentences, qas in ARTICLES[lang]:
+        context = " ".join(sentences)
+        breaks, pos = [], 0
+        for s in sentences:
+            breaks.append([pos, pos + len(s)])
+            pos += len(s) + 1
+        paragraph = {
+            "context": context,
+            "qas": [
+                {"id": qid, "question": q, "answers": [{"answer_start": breaks[k][0] + 1, "text": sentences[k][1:4]}]}
+                for qid, q, k in qas
+            ],
+        }
+        if with_breaks:
+            paragraph.update(sentences=sentences, sentence_breaks=breaks)
+        data.append({"title": title, "paragraphs": [paragraph]})
+    return {"version": "1.1", "data": data}
+
+
+@pytest.fixture
+def tiny_data(tmp_path: Path) -> Path:
+    """A folder with en.json and de.json in the XQuAD-R layout."""
+    root = tmp_path / "xquad-r"
+    root.mkdir()
+    for lang in ARTICLES:
+        (root / f"{lang}.json").write_text(json.dumps(squad_json(lang)), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def shared_xquad_r() -> Path:
+    path = SHARED_DATA / "xquad-r"
+    if not (path / "en.json").exists():
+        pytest.skip(f"XQuAD-R not found at {path} (the shared data folder beside the checkout)")
+    return path

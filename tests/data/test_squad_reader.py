@@ -1,0 +1,63 @@
+import json
+
+import pytest
+
+from relkt.data.squad_reader import read_squad_file
+from relkt.errors import DataError
+from tests.conftest import squad_json
+
+
+def write(tmp_path, obj, name="en.json"):
+    path = tmp_path / name
+    path.write_text(obj if isinstance(obj, str) else json.dumps(obj), encoding="utf-8")
+    return path
+
+
+def test_reads_questions_candidates_and_answer_sentences(tmp_path):
+    data = read_squad_file(write(tmp_path, squad_json("en")), "en")
+    assert len(data.questions) == 6 and len(data.candidates) == 6
+    q = data.questions[1]
+    assert (q.qas_id, q.lang, q.article, q.qid) == ("c2", "en", "Cats", "en:c2")
+    assert data.candidates[data.answer_sentence["c2"]].sentence == "They hunt mice at night."
+    assert data.candidates[0].context.startswith("Cats sleep") and not data.split_by_relkt
+
+
+def test_raw_squad_is_split_by_relkt(tmp_path):
+    data = read_squad_file(write(tmp_path, squad_json("en", with_breaks=False)), "en")
+    assert data.split_by_relkt
+    assert [c.sentence for c in data.candidates[:2]] == ["Cats sleep sixteen hours a day.", "They hunt mice at night."]
+    assert data.candidates[data.answer_sentence["r2"]].sentence == "It is 1230 kilometres long."
+
+
+def test_malformed_json_names_file_and_position(tmp_path):
+    path = write(tmp_path, '{"data": [', "de.json")
+    with pytest.raises(DataError, match=r"de\.json: malformed JSON at line 1"):
+        read_squad_file(path, "de")
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d.pop("data"), r"top level: missing field 'data'"),
+        (lambda d: d["data"][1]["paragraphs"][0].pop("qas"), r"data\[1\]\.paragraphs\[0\]: missing field 'qas'"),
+        (lambda d: d["data"][0]["paragraphs"][0].pop("sentences"), r"data\[0\]\.paragraphs\[0\]: missing field 'sentences'"),
+        (lambda d: d["data"][0]["paragraphs"][0]["qas"][1]["answers"][0].pop("answer_start"),
+         r"data\[0\]\.paragraphs\[0\]\.qas\[1\]\.answers\[0\]: missing field 'answer_start'"),
+        (lambda d: d["data"][2]["paragraphs"][0]["qas"][0].update(question="  "), r"qas\[0\]\.question: empty question \(id b1\)"),
+        (lambda d: d["data"][0]["paragraphs"][0]["sentence_breaks"].append([0, 10**6]), r"sentences' but 3 'sentence_breaks'"),
+    ],
+)
+def test_missing_or_bad_fields_name_file_and_path(tmp_path, mutate, message):
+    doc = squad_json("en")
+    mutate(doc)
+    with pytest.raises(DataError, match=r"en\.json: .*" + message):
+        read_squad_file(write(tmp_path, doc), "en")
+
+
+def test_answer_outside_every_sentence_is_counted_not_fatal(tmp_path, caplog):
+    doc = squad_json("en")
+    doc["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 31  # the space between sentences
+    data = read_squad_file(write(tmp_path, doc), "en")
+    assert data.unmatched_answers == ["c1"] and "c1" not in data.answer_sentence
+    assert len(data.questions) == 6
+    assert "1 answer_start offsets lie in no sentence span" in caplog.text
