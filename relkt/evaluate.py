@@ -58,7 +58,8 @@ def format_table(results: dict) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("relkt").setLevel(logging.INFO)
     try:
         from relkt.data.lareqa_pool import LareqaPool
         from relkt.encoders import build_encoder

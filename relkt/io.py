@@ -28,3 +28,32 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=True) + "\n")
+
+
+def replace_dir(new: str | Path, dest: str | Path) -> Path:
+    """Swap the finished directory `new` in at `dest` with renames; the old one is removed after.
+
+    If a crash falls between the two renames, `recover_dir(dest)` brings the previous one back.
+    """
+    import shutil
+
+    new, dest = Path(new), Path(dest)
+    old = dest.parent / f".{dest.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if dest.exists():
+        os.replace(dest, old)
+    os.replace(new, dest)
+    shutil.rmtree(old, ignore_errors=True)
+    return dest
+
+
+def recover_dir(dest: str | Path) -> Path | None:
+    """`dest` if it exists, else the previous version a crash left mid-swap (restored), else None."""
+    dest = Path(dest)
+    if dest.exists():
+        return dest
+    old = dest.parent / f".{dest.name}.old"
+    if old.exists():
+        os.replace(old, dest)
+        return dest
+    return None

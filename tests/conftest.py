@@ -65,3 +65,40 @@ def shared_xquad_r() -> Path:
     if not (path / "en.json").exists():
         pytest.skip(f"XQuAD-R not found at {path} (the shared data folder beside the checkout)")
     return path
+
+
+SYNTH_WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
+               "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim ember").split()
+
+
+def make_synthetic_lareqa(root: Path, n_articles: int = 30, langs=("en", "de"), seed: int = 0) -> Path:
+    """A LAReQA-format pool with real signal: each question repeats 3 words of its answer sentence;
+    the "German" side is the English text with every word suffixed, so languages differ but align."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    articles = []
+    for a in range(n_articles):
+        sentences = [" ".join(rng.choice(SYNTH_WORDS, 6)) + "." for _ in range(4)]
+        qas = [(f"q{a}_{k}", " ".join(sentences[k].rstrip(".").split()[1:4]) + "?", k) for k in (0, 2)]
+        articles.append((f"Article{a}", sentences, qas))
+    for lang in langs:
+        data = []
+        for title, sentences, qas in articles:
+            sents = sentences if lang == "en" else [" ".join(w + "en" for w in s.rstrip(".").split()) + "." for s in sentences]
+            breaks, pos = [], 0
+            for s in sents:
+                breaks.append([pos, pos + len(s)])
+                pos += len(s) + 1
+            qs = [{"id": qid, "question": q if lang == "en" else " ".join(w + "en" for w in q.rstrip("?").split()) + "?",
+                   "answers": [{"answer_start": breaks[k][0], "text": "x"}]} for qid, q, k in qas]
+            data.append({"title": title, "paragraphs": [{"context": " ".join(sents), "sentences": sents,
+                                                         "sentence_breaks": breaks, "qas": qs}]})
+        (root / f"{lang}.json").write_text(json.dumps({"version": "1.1", "data": data}), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def synthetic_data(tmp_path: Path) -> Path:
+    return make_synthetic_lareqa(tmp_path / "synthetic")

@@ -143,6 +143,24 @@ class LareqaPool:
             unmatched_answers=self.unmatched_answers,
         )
 
+    def to_passages(self) -> "LareqaPool":
+        """The same questions over paragraph candidates (CL-ReLKT's answer unit): a paragraph is
+        gold when it holds a gold sentence. A candidate's `sentence` is the whole paragraph."""
+        keys = [(c.lang, c.article, c.paragraph) for c in self.candidates]
+        first: dict[tuple, int] = {}
+        for j, key in enumerate(keys):
+            first.setdefault(key, j)
+        passage_of = {key: i for i, key in enumerate(first)}
+        to_passage = np.array([passage_of[key] for key in keys], dtype=np.int64)
+        passages = []
+        for (lang, article, paragraph), j in first.items():
+            c = self.candidates[j]
+            passages.append(Candidate(cid=f"{lang}:{c.cid.split(':')[1].rsplit('.', 1)[0]}", lang=lang,
+                                      sentence=c.context, context=c.context, article=article,
+                                      paragraph=paragraph, start=0, end=len(c.context)))
+        gold = [np.unique(to_passage[g]) for g in self.gold]
+        return LareqaPool(self.questions, passages, gold, self.unmatched_answers)
+
     def counts(self) -> dict[str, dict[str, int]]:
         """Per language: questions, candidates, and questions whose gold set misses a language."""
         out = {}

@@ -28,6 +28,10 @@ class BertEncoder(SentenceEncoder):
         if max_length < 3:
             raise ValueError(f"max_length must be >= 3 (room for [CLS] and [SEP]), got {max_length}")
         self.backbone, self.tokenizer, self.max_length = backbone, tokenizer, int(max_length)
+        # Mean pooling never reads the [CLS] pooler: freeze it so optimizers see no gradient-less weights.
+        for layer in backbone.layers:
+            if layer.name == "pooled_dense":
+                layer.trainable = False
         self.cls_id = tokenizer.token_to_id("[CLS]")
         self.sep_id = tokenizer.token_to_id("[SEP]")
         self.pad_id = tokenizer.token_to_id("[PAD]")

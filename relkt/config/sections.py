@@ -1,0 +1,67 @@
+"""Config sections shared by the trainers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+from relkt.errors import ConfigError
+
+
+@dataclass
+class DataSection:
+    """Where the data is and which part of it a run uses."""
+
+    data_dir: Optional[str] = None  # default: $RELKT_DATA_DIR, cache, download
+    split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])
+    split_seed: int = 0
+    train_langs: list[str] = field(default_factory=lambda: ["en"])  # question languages trained on
+    answer_langs: list[str] = field(default_factory=lambda: ["en"])  # languages of positives/negatives
+    answer_unit: Literal["sentence", "passage"] = "sentence"
+    with_context: bool = False  # candidate text = sentence + its paragraph
+    max_train_questions: int = 0  # 0 = all; > 0 keeps the first N (smoke runs)
+
+    def validate(self) -> None:
+        if len(self.split_fractions) != 3 or abs(sum(self.split_fractions) - 1) > 1e-6:
+            raise ConfigError(f"data.split_fractions: three fractions summing to 1, got {self.split_fractions}")
+        if not self.train_langs or not self.answer_langs:
+            raise ConfigError("data.train_langs and data.answer_langs must name at least one language")
+
+
+@dataclass
+class EncoderSection:
+    spec: str = "ngram"  # ngram | minilm | bert:PATH | hub:HANDLE | muse | muse-large
+    options: dict[str, Any] = field(default_factory=dict)  # passed to the encoder (dim, max_length ...)
+
+
+@dataclass
+class EvalSection:
+    """Dev evaluation during training (the metrics of relkt.evaluate on the dev split)."""
+
+    every_steps: int = 100
+    langs: list[str] = field(default_factory=list)  # [] = every language found
+    primary_metric: str = "xx_en/en/P@1"  # any key relkt.evaluate reports, e.g. lareqa/mAP, xx_en/P@1
+    max_questions: int = 0  # 0 = all dev questions
+    batch_size: int = 128
+
+    def validate(self) -> None:
+        if self.every_steps < 1:
+            raise ConfigError(f"eval.every_steps must be >= 1, got {self.every_steps}")
+
+
+@dataclass
+class ScheduleSection:
+    """Learning rate halving on plateau and early stopping, both counted in evaluations."""
+
+    learning_rate: float = 1e-5
+    lr_factor: float = 0.5
+    lr_patience: int = 2  # evaluations without improvement before the rate is multiplied by lr_factor
+    min_learning_rate: float = 1e-8
+    early_stop_patience: int = 6  # evaluations without improvement before training stops
+    checkpoint_every: int = 0  # steps; 0 = at every evaluation and epoch end
+
+    def validate(self) -> None:
+        if not 0 < self.lr_factor <= 1:
+            raise ConfigError(f"schedule.lr_factor must be in (0, 1], got {self.lr_factor}")
+        if self.learning_rate <= 0:
+            raise ConfigError(f"schedule.learning_rate must be > 0, got {self.learning_rate}")

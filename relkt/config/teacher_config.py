@@ -1,0 +1,69 @@
+"""Stage-1 (teacher) configuration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from relkt.config.sections import DataSection, EncoderSection, EvalSection, ScheduleSection
+from relkt.errors import ConfigError
+
+
+@dataclass
+class MiningSection:
+    """Negatives: BM25 for the first epochs, then online hard/semi-hard mining with the current model."""
+
+    bm25_epochs: int = 3
+    online_epochs: int = 5
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    bm25_top_start: int = 0  # negatives are drawn from BM25 ranks [top_start, top_end) minus gold answers
+    bm25_top_end: int = 30
+    bm25_negatives: int = 2  # per anchor
+    hard: int = 1  # per anchor: d(a, n) < d(a, p)
+    semi_hard: int = 1  # per anchor: d(a, p) < d(a, n) < d(a, p) + margin
+    pick: Literal["random", "hardest"] = "random"  # among the qualifying candidates
+    remine_every: int = 0  # steps; 0 = once at the start of each online epoch
+    encode_batch_size: int = 128
+
+    def validate(self) -> None:
+        if self.bm25_epochs < 0 or self.online_epochs < 0 or self.bm25_epochs + self.online_epochs == 0:
+            raise ConfigError("mining: bm25_epochs + online_epochs must be > 0 (both >= 0)")
+        if not 0 <= self.bm25_top_start < self.bm25_top_end:
+            raise ConfigError(f"mining: need 0 <= bm25_top_start < bm25_top_end, got {self.bm25_top_start}, {self.bm25_top_end}")
+        if self.online_epochs and self.hard + self.semi_hard < 1:
+            raise ConfigError("mining: online epochs need hard + semi_hard >= 1")
+
+
+@dataclass
+class TripletSection:
+    margin: float = 0.24  # the paper's XQuAD margin (0.13 MLQA, 0.27 XORQA)
+    distance: Literal["cosine", "squared_l2"] = "cosine"
+    batch_size: int = 16
+
+
+@dataclass
+class TeacherConfig:
+    """`python -m relkt.train_teacher --config FILE [--set key=value ...]`."""
+
+    output_dir: str = "runs/teacher"
+    seed: int = 0
+    smoke: bool = False  # shrink data, batch and evaluation for a quick end-to-end check
+    verbose: int = 1  # Keras progress bar: 0 none, 1 bar, 2 one line per epoch
+    data: DataSection = field(default_factory=DataSection)
+    encoder: EncoderSection = field(default_factory=EncoderSection)
+    mining: MiningSection = field(default_factory=MiningSection)
+    triplet: TripletSection = field(default_factory=TripletSection)
+    eval: EvalSection = field(default_factory=EvalSection)
+    schedule: ScheduleSection = field(default_factory=ScheduleSection)
+
+    def apply_smoke(self) -> "TeacherConfig":
+        """The smoke switch: few questions, small batches, frequent evaluation, one epoch per phase."""
+        if self.smoke:
+            self.data.max_train_questions = min(self.data.max_train_questions or 64, 64)
+            self.triplet.batch_size = min(self.triplet.batch_size, 8)
+            self.mining.bm25_epochs = min(self.mining.bm25_epochs, 1)
+            self.mining.online_epochs = min(self.mining.online_epochs, 1)
+            self.eval.every_steps = min(self.eval.every_steps, 5)
+            self.eval.max_questions = min(self.eval.max_questions or 64, 64)
+        return self

@@ -1,0 +1,78 @@
+"""Helpers both trainer CLIs use: config guard on resume, logging to the run folder, dev pools."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from relkt.config import save_config, to_dict
+from relkt.data.lareqa_pool import LareqaPool
+from relkt.errors import ConfigError
+
+IGNORED_ON_RESUME = {"verbose"}
+
+
+def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        out.update(_flatten(v, key + ".") if isinstance(v, dict) and k != "options" else {key: v})
+    return out
+
+
+def prepare_output_dir(config: Any) -> Path:
+    """Create the run folder and write config.yaml; an existing run must have the same config
+    (re-running the same command resumes it; a changed setting needs a new output_dir)."""
+    out = Path(config.output_dir)
+    saved = out / "config.yaml"
+    if saved.exists():
+        before = _flatten(yaml.safe_load(saved.read_text()) or {})
+        now = _flatten(to_dict(config))
+        changed = sorted(k for k in set(before) | set(now) if k not in IGNORED_ON_RESUME and before.get(k) != now.get(k))
+        if changed:
+            raise ConfigError(
+                f"{out} holds a run with other settings ({', '.join(changed[:6])}); re-run with the same "
+                f"config to resume, or choose another output_dir"
+            )
+    out.mkdir(parents=True, exist_ok=True)
+    save_config(config, saved)
+    return out
+
+
+def log_to_file(out: Path) -> logging.Handler:
+    handler = logging.FileHandler(out / "train.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger("relkt").addHandler(handler)
+    logging.getLogger("relkt").setLevel(logging.INFO)
+    return handler
+
+
+def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
+    """Keep `n` questions drawn at random (seeded); all candidates stay."""
+    if n <= 0 or n >= len(pool.questions):
+        return pool
+    keep = np.sort(np.random.default_rng(seed).choice(len(pool.questions), n, replace=False))
+    return LareqaPool([pool.questions[i] for i in keep], pool.candidates, [pool.gold[i] for i in keep], pool.unmatched_answers)
+
+
+def dev_pool(config: Any) -> LareqaPool:
+    d = config.data
+    pool = LareqaPool.load(d.data_dir, langs=config.eval.langs or None, split="dev",
+                           fractions=tuple(d.split_fractions), seed=d.split_seed)
+    if d.answer_unit == "passage":
+        pool = pool.to_passages()
+    return sample_questions(pool, config.eval.max_questions, config.seed)
+
+
+class QuietEncoder:
+    """Encoder view without progress bars (evaluation inside training)."""
+
+    def __init__(self, encoder, batch_size: int):
+        self.encoder, self.batch_size = encoder, batch_size
+
+    def encode(self, texts, batch_size=None, progress=False):
+        return self.encoder.encode(texts, batch_size=self.batch_size)

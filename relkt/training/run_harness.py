@@ -1,0 +1,213 @@
+"""The machinery both trainers share: dev evaluation every N steps, learning-rate halving on plateau,
+early stopping, best-model export, metrics.jsonl and TensorBoard logs, atomic checkpoints and resume."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from relkt.encoders.export import export_encoder
+from relkt.io import atomic_write_json, atomic_write_text, recover_dir, replace_dir
+from relkt.training.plateau_policy import PlateauPolicy
+
+log = logging.getLogger("relkt.training")
+
+
+@dataclass
+class RunState:
+    """Everything needed to resume: counters, schedule, best so far, the evaluation history, and
+    a trainer's own small state in `extra` (its arrays go to the checkpoint's npz)."""
+
+    epoch: int = 0
+    step_in_epoch: int = 0
+    global_step: int = 0
+    learning_rate: float = 0.0
+    policy: dict = field(default_factory=dict)
+    history: list = field(default_factory=list)
+    finished: bool = False
+    stopped_early: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+class RunHarness:
+    """Owns the output directory of a run.
+
+    Layout: `config.yaml`, `metrics.jsonl` (one JSON object per evaluation), `tensorboard/`,
+    `best/` (hub-compatible export of the best model so far), `checkpoint/` (weights, optimizer,
+    state), `summary.json` when finished.
+    """
+
+    def __init__(
+        self,
+        output_dir: str | Path,
+        encoder,
+        optimizer: keras.optimizers.Optimizer,
+        evaluate: Callable[[], dict[str, float]],
+        primary_metric: str,
+        eval_every: int,
+        schedule,
+        training_info: dict[str, Any],
+        checkpoint_every: int = 0,
+    ):
+        self.out = Path(output_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.encoder, self.optimizer, self.evaluate_fn = encoder, optimizer, evaluate
+        self.primary_metric, self.eval_every = primary_metric, eval_every
+        self.checkpoint_every = checkpoint_every or eval_every
+        self.schedule, self.training_info = schedule, training_info
+        self.state = RunState(learning_rate=schedule.learning_rate)
+        self.policy = PlateauPolicy(schedule.lr_patience, schedule.early_stop_patience)
+        self.extra_arrays: Callable[[], dict[str, np.ndarray]] = lambda: {}
+        self.last_logs: dict[str, float] = {}
+        self._writer = None
+
+    # ----- checkpoint -----------------------------------------------------------------------
+    @property
+    def checkpoint_dir(self) -> Path:
+        return self.out / "checkpoint"
+
+    def save_checkpoint(self) -> None:
+        """Weights + optimizer variables + state, written to a fresh folder then swapped in."""
+        tmp = self.out / ".checkpoint.writing"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        arrays = {f"w{i}": v.numpy() for i, v in enumerate(self.encoder.weights)}
+        arrays.update({f"o{i}": v.numpy() for i, v in enumerate(self.optimizer.variables)})
+        arrays.update({f"x_{k}": v for k, v in self.extra_arrays().items()})
+        with open(tmp / "arrays.npz", "wb") as f:
+            np.savez(f, **arrays)
+        self.state.policy = self.policy.state()
+        (tmp / "state.json").write_text(json.dumps(self.state.__dict__, indent=1))
+        replace_dir(tmp, self.checkpoint_dir)
+
+    def restore(self) -> dict[str, np.ndarray] | None:
+        """Load the last checkpoint into encoder, optimizer and state; returns the trainer's arrays."""
+        ckpt = recover_dir(self.checkpoint_dir)
+        if ckpt is None:
+            return None
+        state = json.loads((ckpt / "state.json").read_text())
+        with np.load(ckpt / "arrays.npz") as z:
+            arrays = {k: z[k] for k in z.files}
+        if not self.encoder.built:
+            self.encoder.embed(["build"])
+        weights = self.encoder.weights
+        n_w = sum(k.startswith("w") for k in arrays)
+        if n_w != len(weights):
+            raise RuntimeError(f"{ckpt}: checkpoint has {n_w} weights, the model {len(weights)}: not the same model")
+        for i, v in enumerate(weights):
+            v.assign(arrays[f"w{i}"])
+        if not self.optimizer.built:
+            self.optimizer.build(self.encoder.trainable_variables)
+        for i, v in enumerate(self.optimizer.variables):
+            v.assign(arrays[f"o{i}"])
+        self.state = RunState(**state)
+        for k, v in self.state.policy.items():
+            setattr(self.policy, k, v)
+        self.optimizer.learning_rate.assign(self.state.learning_rate)
+        self._rewrite_metrics()
+        log.info("resumed from %s: epoch %d, step %d of the epoch, global step %d",
+                 ckpt, self.state.epoch, self.state.step_in_epoch, self.state.global_step)
+        return {k[2:]: v for k, v in arrays.items() if k.startswith("x_")}
+
+    # ----- evaluation -----------------------------------------------------------------------
+    def _rewrite_metrics(self) -> None:
+        atomic_write_text(self.out / "metrics.jsonl", "".join(json.dumps(h) + "\n" for h in self.state.history))
+
+    def _tensorboard(self, record: dict) -> None:
+        if self._writer is None:
+            self._writer = tf.summary.create_file_writer(str(self.out / "tensorboard"))
+        with self._writer.as_default(step=record["step"]):
+            for k, v in record.items():
+                if isinstance(v, (int, float)) and k != "step" and math.isfinite(v):
+                    tf.summary.scalar(k, v)
+        self._writer.flush()
+
+    def evaluate(self) -> bool:
+        """Evaluate on dev, log, update the plateau policy; export if best. Returns True to stop."""
+        t0 = time.perf_counter()
+        metrics = self.evaluate_fn()
+        if self.primary_metric not in metrics:
+            raise KeyError(f"primary metric {self.primary_metric!r} not among the evaluation's metrics; "
+                           f"valid: {', '.join(sorted(k for k in metrics if not k.endswith('n_questions')))}")
+        value = float(metrics[self.primary_metric])
+        decision = self.policy.update(value, self.state.global_step)
+        record = {
+            "step": self.state.global_step, "epoch": self.state.epoch, "learning_rate": self.state.learning_rate,
+            **{f"train/{k}": float(v) for k, v in self.last_logs.items()},
+            **{f"dev/{k}": v for k, v in metrics.items()},
+            "primary": value, "best": self.policy.best, "eval_seconds": round(time.perf_counter() - t0, 2),
+        }
+        self.state.history.append(record)
+        self._rewrite_metrics()
+        self._tensorboard(record)
+        log.info("step %d: dev %s = %.4f (best %.4f at step %d)", record["step"], self.primary_metric, value,
+                 self.policy.best, self.policy.best_step)
+        if decision.improved:
+            export_encoder(self.encoder, self.out / "best", training={
+                **self.training_info, "step": self.state.global_step, "epoch": self.state.epoch,
+                "dev": {self.primary_metric: value}})
+        if decision.reduce_lr:
+            lr = self.state.learning_rate
+            new_lr = max(lr * self.schedule.lr_factor, min(self.schedule.min_learning_rate, lr))  # never raises it
+            log.info("no improvement in %d evaluations: learning rate %.3g -> %.3g", self.policy.since_best,
+                     self.state.learning_rate, new_lr)
+            self.state.learning_rate = new_lr
+            self.optimizer.learning_rate.assign(new_lr)
+        if decision.stop:
+            log.info("early stop: no improvement in %d evaluations", self.policy.since_best)
+            self.state.stopped_early = True
+        return decision.stop
+
+    # ----- per step -------------------------------------------------------------------------
+    def after_step(self, logs: dict | None) -> bool:
+        """Called after every optimizer step; returns True when training must stop."""
+        self.state.global_step += 1
+        self.state.step_in_epoch += 1
+        self.last_logs = {k: float(v) for k, v in (logs or {}).items()}
+        stop = False
+        if self.state.global_step % self.eval_every == 0:
+            stop = self.evaluate()
+        if stop or self.state.global_step % self.checkpoint_every == 0:
+            self.save_checkpoint()
+        return stop
+
+    def end_epoch(self) -> None:
+        self.state.epoch += 1
+        self.state.step_in_epoch = 0
+        self.save_checkpoint()
+
+    def finish(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """Final evaluation if the last step was not evaluated; write summary.json."""
+        if not self.state.history or self.state.history[-1]["step"] != self.state.global_step:
+            self.evaluate()
+        self.state.finished = True
+        self.save_checkpoint()
+        summary = {
+            **summary, "best": {"metric": self.primary_metric, "value": self.policy.best, "step": self.policy.best_step},
+            "steps": self.state.global_step, "epochs_completed": self.state.epoch,
+            "stopped_early": self.state.stopped_early, "best_export": str(self.out / "best"),
+        }
+        atomic_write_json(self.out / "summary.json", summary)
+        return summary
+
+
+class HarnessCallback(keras.callbacks.Callback):
+    """Hands every finished batch to the harness; stops `fit` cleanly when it says so."""
+
+    def __init__(self, harness: RunHarness):
+        super().__init__()
+        self.harness = harness
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.harness.after_step(logs):
+            self.model.stop_training = True

@@ -1,0 +1,118 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from relkt import train_teacher
+from relkt.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tiny_config(tmp_path, data_dir, **changes):
+    config = {
+        "output_dir": str(tmp_path / "run"),
+        "seed": 0,
+        "verbose": 0,
+        "data": {"data_dir": str(data_dir), "train_langs": ["en"], "answer_langs": ["en"]},
+        "encoder": {"spec": "ngram", "options": {"dim": 16, "num_buckets": 512}},
+        "mining": {"bm25_epochs": 1, "online_epochs": 2, "bm25_top_end": 10, "hard": 1, "semi_hard": 1},
+        "triplet": {"margin": 0.3, "batch_size": 4},
+        "eval": {"every_steps": 5, "primary_metric": "lareqa/mAP"},
+        "schedule": {"learning_rate": 0.01, "lr_patience": 2, "early_stop_patience": 0},
+    }
+    for key, value in changes.items():
+        node = config
+        *parents, last = key.split(".")
+        for p in parents:
+            node = node[p]
+        node[last] = value
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path):
+    cfg = tiny_config(tmp_path, synthetic_data)
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    out = tmp_path / "run"
+    summary = json.loads((out / "summary.json").read_text())
+    # 21 train articles x 2 English questions = 42 anchors; 2 negatives each = 84 triplets = 21 steps of 4
+    # per epoch (online epochs may find fewer); 3 epochs.
+    assert summary["anchors"] == 42 and summary["epochs_completed"] == 3
+    assert [m["source"] for m in summary["mining"]] == ["bm25", "online", "online"]
+    assert summary["mining"][0]["triplets"] == 84
+    history = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [h["step"] for h in history][:3] == [5, 10, 15] and history[-1]["step"] == summary["steps"]
+    assert {"dev/lareqa/mAP", "dev/xx_en/de/P@1", "train/loss", "learning_rate"} <= set(history[0])
+    assert summary["best"]["value"] == max(h["primary"] for h in history)
+    assert (out / "best" / "saved_model.pb").exists() and (out / "best" / "relkt.json").exists()
+    assert list((out / "tensorboard").iterdir()) and (out / "config.yaml").exists() and (out / "train.log").exists()
+    # Training helped on dev: the best evaluation beats the first.
+    assert summary["best"]["value"] > history[0]["primary"]
+    # Re-running a finished run does nothing; a changed setting is refused.
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    assert train_teacher.main(["--config", str(cfg), "--set", "triplet.margin=0.5"]) == 2
+
+
+def test_lr_halves_on_plateau_and_early_stop_ends_cleanly(synthetic_data, tmp_path):
+    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.learning_rate": 1e-9, "schedule.lr_patience": 1,
+                                                   "schedule.early_stop_patience": 3, "eval.every_steps": 2,
+                                                   "schedule.min_learning_rate": 1e-12})
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    out = tmp_path / "run"
+    history = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stopped_early"] and len(history) <= 4
+    rates = [h["learning_rate"] for h in history]
+    assert rates[1] == rates[0] and rates[2] == pytest.approx(rates[0] / 2)
+
+
+def run_cli(cfg, env):
+    return subprocess.Popen([sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_killed_run_resumes_and_matches_an_uninterrupted_one(synthetic_data, tmp_path):
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    changes = {"schedule.checkpoint_every": 1, "eval.every_steps": 3}
+    killed_cfg = tiny_config(tmp_path / "a", synthetic_data, **changes)
+    proc = run_cli(killed_cfg, env)
+    state = tmp_path / "a" / "run" / "checkpoint" / "state.json"
+    killed_at = None
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            s = json.loads(state.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            s = None
+        if s and s["epoch"] == 1 and s["step_in_epoch"] >= 3:  # mid-epoch, in the first online epoch
+            proc.send_signal(signal.SIGKILL)
+            killed_at = s["global_step"]
+            break
+        time.sleep(0.01)
+    proc.wait()
+    assert killed_at is not None, "the run finished before it could be killed mid-epoch"
+    assert not (tmp_path / "a" / "run" / "summary.json").exists()
+
+    resumed = run_cli(killed_cfg, env)
+    output = resumed.communicate(timeout=300)[0]
+    assert resumed.returncode == 0, output
+    assert "resumed from" in output and "epoch 1" in output
+
+    reference_cfg = tiny_config(tmp_path / "b", synthetic_data, **changes)
+    assert train_teacher.main(["--config", str(reference_cfg)]) == 0
+    a = json.loads((tmp_path / "a" / "run" / "summary.json").read_text())
+    b = json.loads((tmp_path / "b" / "run" / "summary.json").read_text())
+    assert a["steps"] == b["steps"] and a["best"]["value"] == pytest.approx(b["best"]["value"])
+    with np.load(tmp_path / "a" / "run" / "checkpoint" / "arrays.npz") as za, np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb:
+        for key in za.files:
+            np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)

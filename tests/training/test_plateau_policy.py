@@ -1,0 +1,19 @@
+from relkt.training.plateau_policy import PlateauPolicy
+
+
+def test_halves_every_lr_patience_and_stops_at_stop_patience():
+    p = PlateauPolicy(lr_patience=2, stop_patience=5)
+    decisions = [p.update(v, step) for step, v in enumerate([0.1, 0.3, 0.2, 0.25, 0.3, 0.29, 0.1, 0.2])]
+    assert [d.improved for d in decisions] == [True, True, False, False, False, False, False, False]
+    # Evaluations without a new best: 1, 2 (halve), 3, 4 (halve), 5 (stop) ...
+    assert [d.reduce_lr for d in decisions] == [False, False, False, True, False, True, False, True]
+    assert [d.stop for d in decisions][:7] == [False] * 6 + [True]
+    assert (p.best, p.best_step) == (0.3, 1)  # ties do not count as improvement
+
+
+def test_state_round_trip():
+    p = PlateauPolicy(lr_patience=3, stop_patience=4)
+    p.update(0.5, 10)
+    p.update(0.4, 20)
+    q = PlateauPolicy(**p.state())
+    assert q == p
