@@ -63,7 +63,7 @@ def dev_pool(config: Any) -> LareqaPool:
     d = config.data
     pool = LareqaPool.load(d.data_dir, langs=config.eval.langs or None, split="dev",
                            fractions=tuple(d.split_fractions), seed=d.split_seed)
-    if d.answer_unit == "passage":
+    if getattr(d, "answer_unit", "sentence") == "passage":
         pool = pool.to_passages()
     return sample_questions(pool, config.eval.max_questions, config.seed)
 

@@ -1,0 +1,66 @@
+"""Stage-2 (student) configuration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Optional
+
+from relkt.config.sections import EncoderSection, EvalSection, ScheduleSection
+from relkt.errors import ConfigError
+
+
+@dataclass
+class StudentDataSection:
+    data_dir: Optional[str] = None
+    split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])
+    split_seed: int = 0
+    source_lang: str = "en"  # the teacher's language (English was the paper's best teacher language)
+    student_langs: list[str] = field(default_factory=list)  # languages the student learns; [] = every one found
+    parallel: Literal["dataset", "translate"] = "dataset"  # human parallel questions, or machine translation
+    translation_cache: str = ""  # default: <output_dir>/translations.json
+    with_context: bool = False
+    max_train_questions: int = 0  # 0 = all; > 0 keeps N source questions (smoke runs)
+
+    def validate(self) -> None:
+        if len(self.split_fractions) != 3 or abs(sum(self.split_fractions) - 1) > 1e-6:
+            raise ConfigError(f"data.split_fractions: three fractions summing to 1, got {self.split_fractions}")
+
+
+@dataclass
+class DistillSection:
+    """Eq. 2: gamma/|M| sum(beta ||T(q_en)-S(q_x)||^2 + lambda ||T(d)-S(d)||^2 + omega ||T(d)-S(q_x)||^2)."""
+
+    gamma: float = 1000.0
+    beta: float = 0.001
+    lam: float = 1.0
+    omega: float = 0.01
+    distance: Literal["squared_l2", "cosine"] = "squared_l2"
+    objective: Literal["q", "q+d", "q+d+dq"] = "q+d+dq"
+    document: Literal["en", "parallel"] = "en"  # which answer the student sees (see relkt.data.parallel)
+    batch_size: int = 16
+    epochs: int = 10
+
+
+@dataclass
+class StudentConfig:
+    """`python -m relkt.train_student --config FILE [--set key=value ...]`."""
+
+    output_dir: str = "runs/student"
+    seed: int = 0
+    smoke: bool = False
+    verbose: int = 1
+    teacher: EncoderSection = field(default_factory=lambda: EncoderSection(spec="hub:runs/teacher/best"))
+    student: EncoderSection = field(default_factory=lambda: EncoderSection(spec=""))  # "" = a copy of the teacher
+    data: StudentDataSection = field(default_factory=StudentDataSection)
+    distill: DistillSection = field(default_factory=DistillSection)
+    eval: EvalSection = field(default_factory=lambda: EvalSection(primary_metric="lareqa/mAP"))
+    schedule: ScheduleSection = field(default_factory=lambda: ScheduleSection(learning_rate=1e-3))
+
+    def apply_smoke(self) -> "StudentConfig":
+        if self.smoke:
+            self.data.max_train_questions = min(self.data.max_train_questions or 32, 32)
+            self.distill.batch_size = min(self.distill.batch_size, 8)
+            self.distill.epochs = min(self.distill.epochs, 1)
+            self.eval.every_steps = min(self.eval.every_steps, 5)
+            self.eval.max_questions = min(self.eval.max_questions or 64, 64)
+        return self

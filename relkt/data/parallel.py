@@ -1,0 +1,86 @@
+"""Parallel (q_en, q_x, d) examples for distillation: from the dataset's shared qas_ids, or translated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from relkt.data.lareqa_pool import LareqaPool
+from relkt.errors import DataError
+
+
+@dataclass
+class ParallelExamples:
+    """Row i: the teacher sees `q_source[i]` and `d_teacher[i]`; the student sees `q_target[i]` and `d_student[i]`."""
+
+    q_source: list[str] = field(default_factory=list)
+    q_target: list[str] = field(default_factory=list)
+    d_teacher: list[str] = field(default_factory=list)
+    d_student: list[str] = field(default_factory=list)
+    lang: list[str] = field(default_factory=list)
+    qas_id: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.q_source)
+
+    def append(self, q_source, q_target, d_teacher, d_student, lang, qas_id) -> None:
+        for name, value in zip(("q_source", "q_target", "d_teacher", "d_student", "lang", "qas_id"),
+                               (q_source, q_target, d_teacher, d_student, lang, qas_id)):
+            getattr(self, name).append(value)
+
+
+def parallel_from_pool(
+    pool: LareqaPool,
+    langs: Sequence[str],
+    source_lang: str = "en",
+    document: str = "en",
+    with_context: bool = False,
+) -> ParallelExamples:
+    """Human-translated pairs: for every qas_id asked in `source_lang` and in x (each x in `langs`,
+    `source_lang` itself allowed), one example (q_source, q_x, d).
+
+    `document="en"` (the paper): teacher and student both see the source-language answer sentence.
+    `document="parallel"`: the student sees the answer sentence in x (teacher target still the
+    source sentence), so candidates of language x are pulled onto the teacher's space as well.
+    """
+    if document not in ("en", "parallel"):
+        raise ValueError(f"unknown document {document!r}; valid: en, parallel")
+    texts = pool.candidate_texts(with_context)
+    by_lang_qas = {(q.lang, q.qas_id): (q, g) for q, g in zip(pool.questions, pool.gold)}
+
+    def answer_in(lang: str, gold) -> str | None:
+        hit = [j for j in gold if pool.candidates[j].lang == lang]
+        return texts[hit[0]] if hit else None
+
+    out = ParallelExamples()
+    source = [(q, g) for q, g in zip(pool.questions, pool.gold) if q.lang == source_lang]
+    if not source:
+        raise DataError(f"no {source_lang} questions in the pool: parallel pairs need the source language")
+    for lang in langs:
+        for q_src, gold in source:
+            target = by_lang_qas.get((lang, q_src.qas_id))
+            d_src = answer_in(source_lang, gold)
+            if target is None or d_src is None:
+                continue
+            d_tgt = answer_in(lang, gold) if document == "parallel" else d_src
+            if d_tgt is None:
+                continue
+            out.append(q_src.text, target[0].text, d_src, d_tgt, lang, q_src.qas_id)
+    return out
+
+
+def parallel_from_translation(
+    pool: LareqaPool, langs: Sequence[str], translator, source_lang: str = "en", with_context: bool = False
+) -> ParallelExamples:
+    """Machine-translated pairs for languages without parallel questions: q_x = translate(q_source);
+    teacher and student both see the source-language answer."""
+    texts = pool.candidate_texts(with_context)
+    source = [(q, g) for q, g in zip(pool.questions, pool.gold) if q.lang == source_lang]
+    rows = [(q, texts[next(j for j in g if pool.candidates[j].lang == source_lang)]) for q, g in source
+            if any(pool.candidates[j].lang == source_lang for j in g)]
+    out = ParallelExamples()
+    for lang in langs:
+        translated = translator.translate([q.text for q, _ in rows], source_lang, lang) if lang != source_lang else [q.text for q, _ in rows]
+        for (q, d), q_x in zip(rows, translated):
+            out.append(q.text, q_x, d, d, lang, q.qas_id)
+    return out

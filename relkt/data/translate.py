@@ -1,0 +1,71 @@
+"""Machine translation of questions for languages with no parallel data (optional: argostranslate).
+
+Install with `pip install torch==2.13.0 && pip install -r requirements-translate.txt`, plus the
+argos language packages you need (downloaded where you are online). relkt never calls argos's
+package index: offline it retries forever.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Protocol, Sequence
+
+from relkt.errors import RelktError
+from relkt.io import atomic_write_json
+
+
+class TranslationError(RelktError):
+    """A translation backend is missing or lacks a language pair."""
+
+
+class Translator(Protocol):
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]: ...
+
+
+class ArgosTranslator:
+    """argostranslate with installed language packages only; a missing pair is a clear error."""
+
+    def __init__(self):
+        try:
+            from argostranslate import translate as argos
+        except ImportError:
+            raise TranslationError(
+                "machine translation needs argostranslate: pip install torch==2.13.0 && "
+                "pip install -r requirements-translate.txt (then install the language packages you need)"
+            ) from None
+        self._argos = argos
+
+    def installed_pairs(self) -> list[tuple[str, str]]:
+        pairs = []
+        for lang in self._argos.get_installed_languages():
+            for t in getattr(lang, "translations_from", []):
+                pairs.append((lang.code, t.to_lang.code))
+        return sorted(pairs)
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
+        pairs = self.installed_pairs()
+        if (source, target) not in pairs:
+            listed = ", ".join(f"{a}->{b}" for a, b in pairs) or "none"
+            raise TranslationError(
+                f"argostranslate has no {source}->{target} package installed (installed: {listed}). Install one "
+                f"with argospm or argostranslate.package.install_from_path(PATH_TO_.argosmodel)"
+            )
+        return [self._argos.translate(t, source, target) for t in texts]
+
+
+class CachedTranslator:
+    """Translate through `backend` once per (source, target, text); the cache file is reused across runs."""
+
+    def __init__(self, backend: Translator, cache_path: str | Path):
+        self.backend, self.path = backend, Path(cache_path)
+        self.cache: dict[str, str] = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
+        key = lambda t: f"{source}\t{target}\t{t}"  # noqa: E731
+        missing = list(dict.fromkeys(t for t in texts if key(t) not in self.cache))
+        if missing:
+            for t, out in zip(missing, self.backend.translate(missing, source, target)):
+                self.cache[key(t)] = out
+            atomic_write_json(self.path, self.cache)
+        return [self.cache[key(t)] for t in texts]

@@ -1,0 +1,208 @@
+"""Stage 2: distil the frozen teacher into a student across languages (CL-ReLKT Eq. 2).
+
+    python -m relkt.train_student --config configs/quickstart_student.yaml [--set key=value ...] [--smoke]
+
+The student starts as a copy of the teacher (or any encoder spec, projected to the teacher's size).
+Teacher targets are computed once and cached; only the student is optimized. Re-running the same
+command resumes an interrupted run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import math
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+log = logging.getLogger("relkt.train_student")
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m relkt.train_student", description=__doc__.split("\n")[0])
+    p.add_argument("--config", default=None, help="YAML config (see configs/)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key, e.g. distill.gamma=100")
+    p.add_argument("--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check")
+    return p.parse_args(argv)
+
+
+def weights_digest(encoder) -> str:
+    """A hash of every weight's bytes: equal digests mean bit-identical models."""
+    h = hashlib.sha256()
+    for w in encoder.weights:
+        h.update(np.ascontiguousarray(w.numpy()).tobytes())
+    return h.hexdigest()
+
+
+def teacher_targets(teacher, texts: list[str], cache: Path, batch_size: int) -> np.ndarray:
+    """T(text) for unique texts, computed once and cached (npz keyed by a hash of the texts and teacher)."""
+    key = hashlib.sha256(("\x00".join(texts) + weights_digest(teacher)).encode()).hexdigest()
+    if cache.exists():
+        with np.load(cache) as z:
+            if str(z["key"]) == key:
+                log.info("teacher targets: reusing %s", cache)
+                return z["targets"]
+    targets = teacher.encode(texts, batch_size=batch_size, progress="teacher targets")
+    tmp = cache.with_suffix(".tmp.npz")
+    with open(tmp, "wb") as f:
+        np.savez(f, key=key, targets=targets)
+    tmp.replace(cache)
+    return targets
+
+
+class StudentTrainer:
+    """Holds parallel data, the frozen teacher's targets, the student and the run harness."""
+
+    def __init__(self, config):
+        import keras
+
+        from relkt.config import to_dict
+        from relkt.data.lareqa_pool import LareqaPool
+        from relkt.data.parallel import parallel_from_pool, parallel_from_translation
+        from relkt.encoders import build_encoder
+        from relkt.encoders.projected_encoder import ProjectedEncoder
+        from relkt.losses import DistillationLoss
+        from relkt.losses.distillation_loss import term_metrics
+        from relkt.metrics import LareqaEvaluator
+        from relkt.training.common import QuietEncoder, dev_pool, sample_questions
+        from relkt.training.pair_model import PairModel
+        from relkt.training.run_harness import RunHarness
+
+        self.config = c = config
+        keras.utils.set_random_seed(c.seed)
+        d = c.data
+        out = Path(c.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        pool = LareqaPool.load(d.data_dir, langs=None, split="train", fractions=tuple(d.split_fractions), seed=d.split_seed)
+        langs = d.student_langs or pool.langs
+        keep = sorted(set(langs) | {d.source_lang})
+        if d.parallel == "dataset":
+            pool = pool.subset(question_langs=keep, candidate_langs=keep)
+        else:
+            pool = pool.subset(question_langs=[d.source_lang], candidate_langs=[d.source_lang])
+        if d.max_train_questions:
+            src = [i for i, q in enumerate(pool.questions) if q.lang == d.source_lang]
+            keep_ids = {pool.questions[i].qas_id for i in sample_questions(
+                LareqaPool([pool.questions[i] for i in src], pool.candidates, [pool.gold[i] for i in src]),
+                d.max_train_questions, c.seed).questions}
+            idx = [i for i, q in enumerate(pool.questions) if q.qas_id in keep_ids]
+            pool = LareqaPool([pool.questions[i] for i in idx], pool.candidates, [pool.gold[i] for i in idx])
+        if d.parallel == "dataset":
+            self.examples = parallel_from_pool(pool, langs, d.source_lang, c.distill.document, d.with_context)
+        else:
+            from relkt.data.translate import ArgosTranslator, CachedTranslator
+
+            cache = Path(d.translation_cache) if d.translation_cache else out / "translations.json"
+            self.examples = parallel_from_translation(pool, langs, CachedTranslator(ArgosTranslator(), cache),
+                                                      d.source_lang, d.with_context)
+        if not len(self.examples):
+            raise ValueError(f"no parallel examples for languages {langs}")
+
+        self.teacher = build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)
+        self.teacher_digest = weights_digest(self.teacher)
+        student_spec = c.student.spec or c.teacher.spec
+        student = build_encoder(student_spec, trainable=True, **(c.student.options or c.teacher.options))
+        if student.dim != self.teacher.dim:
+            student = ProjectedEncoder(student, self.teacher.dim)
+        self.student = student
+
+        uniq = sorted(set(self.examples.q_source) | set(self.examples.d_teacher))
+        targets = teacher_targets(self.teacher, uniq, out / "teacher_targets.npz", c.eval.batch_size)
+        row = {t: i for i, t in enumerate(uniq)}
+        self.y = np.stack([targets[[row[t] for t in self.examples.q_source]],
+                           targets[[row[t] for t in self.examples.d_teacher]]], axis=1).astype(np.float32)
+        self.q_target = np.array(self.examples.q_target, dtype=object)
+        self.d_student = np.array(self.examples.d_student, dtype=object)
+
+        self.model = PairModel(self.student)
+        self.optimizer = keras.optimizers.Adam(c.schedule.learning_rate)
+        dist = c.distill
+        self.model.compile(optimizer=self.optimizer, loss=DistillationLoss(dist.gamma, dist.beta, dist.lam, dist.omega,
+                                                                           dist.distance, dist.objective),
+                           metrics=term_metrics(dist.distance))
+        evaluator = LareqaEvaluator(dev_pool(c), with_context=d.with_context, batch_size=c.eval.batch_size)
+        quiet = QuietEncoder(self.student, c.eval.batch_size)
+        self.harness = RunHarness(
+            out, self.student, self.optimizer, evaluate=lambda: LareqaEvaluator.flat(evaluator(quiet)),
+            primary_metric=c.eval.primary_metric, eval_every=c.eval.every_steps, schedule=c.schedule,
+            training_info={"stage": "student", "teacher": c.teacher.spec, "student_base": student_spec, "config": to_dict(c)},
+            checkpoint_every=c.schedule.checkpoint_every,
+        )
+        counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
+        log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
+                 c.teacher.spec, self.teacher.dim, student_spec)
+
+    def _dataset(self, rows):
+        import tensorflow as tf
+
+        enc = self.student
+        x = {"q": self.q_target[rows].tolist(), "d": self.d_student[rows].tolist()}
+        ds = tf.data.Dataset.from_tensor_slices((x, self.y[rows])).batch(self.config.distill.batch_size)
+        ds = ds.map(lambda f, y: ({k: enc.preprocess(v) for k, v in f.items()}, y), num_parallel_calls=tf.data.AUTOTUNE)
+        return ds.prefetch(tf.data.AUTOTUNE)
+
+    def run(self) -> dict:
+        from relkt.training.run_harness import HarnessCallback
+
+        c, h = self.config, self.harness
+        h.restore()
+        if h.state.finished:
+            log.info("%s: this run already finished (summary.json); nothing to do", c.output_dir)
+            return {**json.loads((h.out / "summary.json").read_text()), "already_finished": True}
+        bs = c.distill.batch_size
+        steps = math.ceil(len(self.examples) / bs)
+        callback = HarnessCallback(h)
+        while h.state.epoch < c.distill.epochs and not h.state.stopped_early:
+            order = np.random.default_rng([c.seed, h.state.epoch]).permutation(len(self.examples))
+            s = h.state.step_in_epoch
+            if s < steps:
+                self.model.fit(self._dataset(order[s * bs:]), epochs=1, verbose=c.verbose, shuffle=False, callbacks=[callback])
+            if not h.state.stopped_early:
+                h.end_epoch()
+        unchanged = weights_digest(self.teacher) == self.teacher_digest
+        if not unchanged:
+            raise RuntimeError("the teacher's weights changed during student training")
+        return h.finish({"stage": "student", "examples": len(self.examples), "teacher_unchanged": unchanged,
+                         "teacher_digest": self.teacher_digest})
+
+
+def train_student(config) -> dict:
+    """Train a student with `config` (a StudentConfig); returns the run summary."""
+    from relkt.training.common import log_to_file, prepare_output_dir
+
+    out = prepare_output_dir(config)
+    handler = log_to_file(out)
+    try:
+        return StudentTrainer(config).run()
+    finally:
+        logging.getLogger("relkt").removeHandler(handler)
+        handler.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("relkt").setLevel(logging.INFO)
+    from relkt.config import StudentConfig, load_config
+    from relkt.errors import RelktError
+
+    try:
+        config = load_config(StudentConfig, args.config, args.set + (["smoke=true"] if args.smoke else []))
+        config.apply_smoke()
+        summary = train_student(config)
+    except RelktError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    best = summary.get("best", {})
+    print(f"student done: best dev {best.get('metric')} = {best.get('value')} at step {best.get('step')}; "
+          f"model: {Path(config.output_dir) / 'best'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

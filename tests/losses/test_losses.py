@@ -1,0 +1,57 @@
+import keras
+import numpy as np
+import pytest
+
+from relkt.losses import DistillationLoss, TripletLoss, distillation_loss, triplet_loss
+
+
+def unit(*rows):
+    x = np.array(rows, np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_triplet_loss_by_hand():
+    # a = [1, 0]; p at 60 degrees (cos 0.5), n at 90 degrees (cos 0): cosine distances 0.5 and 1.0.
+    # margin 0.6: max(0.5 - 1.0 + 0.6, 0) = 0.1. Second row: p = a, n = -a: max(0 - 2 + 0.6, 0) = 0.
+    a = unit([1, 0], [1, 0])
+    p = unit([0.5, np.sqrt(3) / 2], [1, 0])
+    n = unit([0, 1], [-1, 0])
+    np.testing.assert_allclose(triplet_loss(a, p, n, margin=0.6), [0.1, 0.0], atol=1e-6)
+    # Squared L2 for unit vectors is 2 - 2cos: 1.0 and 2.0 -> max(1 - 2 + 0.6, 0) = 0 for row one.
+    np.testing.assert_allclose(triplet_loss(a, p, n, margin=0.6, distance="squared_l2"), [0.0, 0.0], atol=1e-6)
+    # The Loss class takes (batch, 3, dim) and averages over the batch: (0.1 + 0) / 2.
+    y = np.stack([a, p, n], axis=1)
+    assert float(TripletLoss(margin=0.6)(np.zeros(2), y)) == pytest.approx(0.05, abs=1e-6)
+
+
+def test_distillation_reduction_sum_over_embedding_mean_over_batch():
+    # One example: T(q_en) = [1, 0], S(q_x) = [0, 1]  -> ||.||^2 = 2
+    #              T(d)    = [1, 0], S(d)   = [1, 0]  -> 0;   ||T(d) - S(q_x)||^2 = 2
+    # Second example: everything equal -> 0.
+    # gamma=10, beta=1, lambda=1, omega=0.5: example 1 = 10 * (2 + 0 + 1) = 30, example 2 = 0; mean 15.
+    tq = np.array([[1, 0], [1, 0]], np.float32)
+    sq = np.array([[0, 1], [1, 0]], np.float32)
+    td = np.array([[1, 0], [1, 0]], np.float32)
+    sd = np.array([[1, 0], [1, 0]], np.float32)
+    np.testing.assert_allclose(distillation_loss(tq, sq, td, sd, gamma=10, beta=1, lam=1, omega=0.5), [30, 0])
+    loss = DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5)
+    assert float(loss(np.stack([tq, td], 1), np.stack([sq, sd], 1))) == pytest.approx(15.0)
+    # Table 6 variants switch terms off: "q" keeps beta only -> 10 * 2 / 2 = 10.
+    assert float(DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5, objective="q")(np.stack([tq, td], 1), np.stack([sq, sd], 1))) == pytest.approx(10.0)
+
+
+@pytest.mark.parametrize("cls, kwargs", [(TripletLoss, {"margin": 0.13, "distance": "squared_l2"}),
+                                         (DistillationLoss, {"gamma": 100, "beta": 0.1, "lam": 1, "omega": 0.01, "distance": "cosine", "objective": "q+d"})])
+def test_config_round_trip(cls, kwargs):
+    loss = cls(**kwargs)
+    clone = cls.from_config(loss.get_config())
+    assert clone.get_config() == loss.get_config()
+    restored = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(loss))
+    assert isinstance(restored, cls) and restored.get_config() == loss.get_config()
+
+
+def test_invalid_options_list_valid_ones():
+    with pytest.raises(ValueError, match="valid: cosine, squared_l2"):
+        TripletLoss(distance="l1")
+    with pytest.raises(ValueError, match="valid: q, q\\+d, q\\+d\\+dq"):
+        DistillationLoss(objective="d")

@@ -1,0 +1,110 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from relkt import train_student
+from relkt.config import StudentConfig, load_config
+from relkt.encoders.export import export_encoder
+from relkt.encoders.ngram_encoder import NgramEncoder
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def teacher_dir(tmp_path):
+    """A 'teacher': an n-gram encoder exported in the hub-compatible format, as stage 1 leaves it."""
+    return export_encoder(NgramEncoder(dim=16, num_buckets=512, seed=1), tmp_path / "teacher")
+
+
+def student_config(tmp_path, data_dir, teacher, **changes):
+    config = {
+        "output_dir": str(tmp_path / "run"), "seed": 0, "verbose": 0,
+        "teacher": {"spec": f"hub:{teacher}"},
+        "data": {"data_dir": str(data_dir), "student_langs": ["de"]},
+        "distill": {"gamma": 10.0, "beta": 1.0, "lam": 1.0, "omega": 0.1, "batch_size": 4, "epochs": 3, "document": "parallel"},
+        "eval": {"every_steps": 5, "primary_metric": "xx_en/de/P@1"},
+        "schedule": {"learning_rate": 0.01, "early_stop_patience": 0},
+    }
+    for key, value in changes.items():
+        node = config
+        *parents, last = key.split(".")
+        for p in parents:
+            node = node[p]
+        node[last] = value
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "student.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_student_learns_german_and_teacher_stays_bit_identical(synthetic_data, teacher_dir, tmp_path):
+    cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir))
+    files_before = {p: p.read_bytes() for p in teacher_dir.rglob("*") if p.is_file()}
+    trainer = train_student.StudentTrainer(cfg)
+    teacher_before = [w.numpy().copy() for w in trainer.teacher.weights]
+    student_before = [w.numpy().copy() for w in trainer.student.weights]
+    summary = trainer.run()
+    for w, w0 in zip(trainer.teacher.weights, teacher_before):
+        np.testing.assert_array_equal(w.numpy(), w0)  # bit for bit
+    assert {p: p.read_bytes() for p in teacher_dir.rglob("*") if p.is_file()} == files_before
+    assert summary["teacher_unchanged"]
+    assert any(not np.array_equal(w.numpy(), w0) for w, w0 in zip(trainer.student.weights, student_before))
+    history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    # 21 train articles x 2 questions = 42 German examples; each term is logged separately.
+    assert summary["examples"] == 42
+    assert {"train/q", "train/d", "train/dq", "train/loss"} <= set(history[0])
+    assert history[-1]["train/q"] < history[0]["train/q"]  # the student moved q_x towards T(q_en)
+    # The student learned German: it beats the teacher (its starting point) on dev German->English retrieval.
+    from relkt.metrics import LareqaEvaluator
+    from relkt.training.common import dev_pool
+
+    teacher_dev = LareqaEvaluator(dev_pool(cfg))(trainer.teacher)["xx_en"]["de"]["P@1"]
+    assert summary["best"]["value"] > teacher_dev, (summary["best"], teacher_dev)
+    assert (tmp_path / "run" / "best" / "relkt.json").exists() and (tmp_path / "run" / "teacher_targets.npz").exists()
+
+
+def test_student_of_another_size_gets_a_projection(synthetic_data, teacher_dir, tmp_path):
+    cfg = student_config(tmp_path, synthetic_data, teacher_dir, **{
+        "student": {"spec": "ngram", "options": {"dim": 8, "num_buckets": 256}}, "distill.epochs": 1})
+    assert train_student.main(["--config", str(cfg)]) == 0
+    meta = json.loads((tmp_path / "run" / "best" / "relkt.json").read_text())
+    assert meta["kind"] == "ngram+projection" and meta["dim"] == 16
+
+
+def test_killed_student_run_resumes_and_matches(synthetic_data, teacher_dir, tmp_path):
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    changes = {"schedule.checkpoint_every": 1, "eval.every_steps": 3}
+    cfg = student_config(tmp_path / "a", synthetic_data, teacher_dir, **changes)
+    cmd = [sys.executable, "-m", "relkt.train_student", "--config", str(cfg)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    state = tmp_path / "a" / "run" / "checkpoint" / "state.json"
+    killed = False
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            s = json.loads(state.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            s = None
+        if s and s["epoch"] == 1 and s["step_in_epoch"] >= 3:
+            proc.send_signal(signal.SIGKILL)
+            killed = True
+            break
+        time.sleep(0.01)
+    proc.wait()
+    assert killed, "the run finished before it could be killed mid-epoch"
+    resumed = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "resumed from" in resumed.stdout + resumed.stderr
+    ref = student_config(tmp_path / "b", synthetic_data, teacher_dir, **changes)
+    assert train_student.main(["--config", str(ref)]) == 0
+    with np.load(tmp_path / "a" / "run" / "checkpoint" / "arrays.npz") as za, np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb:
+        for key in za.files:
+            np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
