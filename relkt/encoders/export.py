@@ -55,6 +55,11 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
         "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "training": training or {},
     }
+    tokenizer = getattr(getattr(encoder, "inner", encoder), "tokenizer", None)
+    if tokenizer is not None and hasattr(tokenizer, "get_vocabulary"):
+        from relkt.analysis.tokenizer_audit import write_vocabulary
+
+        metadata["tokenizer"] = write_vocabulary(tokenizer, tmp)  # lets audits read an exported model
     (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
     if path.exists():
         os.replace(path, old)

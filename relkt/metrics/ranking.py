@@ -51,11 +51,13 @@ def gold_ranks(
     candidate_emb: np.ndarray,
     gold: Sequence[np.ndarray] | np.ndarray,
     chunk_size: int = 128,
+    sort: bool = True,
 ) -> np.ndarray:
     """1-based ranks of each question's gold candidates by dot-product score, sorted ascending.
 
     Returns float64 (n_questions, R_max) with `inf` where a question has fewer golds, so that
-    `j / r_j` and `r_j <= k` are 0/False there without masks.
+    `j / r_j` and `r_j <= k` are 0/False there without masks. With `sort=False` column j is the
+    rank of gold j as given (for analyses that need each gold's language).
     """
     q = np.asarray(question_emb, dtype=np.float32)
     c = np.asarray(candidate_emb, dtype=np.float32)
@@ -70,7 +72,8 @@ def gold_ranks(
         g_keys = np.take_along_axis(keys, np.where(valid, g, 0), axis=1)  # (b, R)
         rank = np.count_nonzero(keys[:, None, :] > g_keys[:, :, None], axis=2) + 1
         ranks[lo : lo + chunk_size] = np.where(valid, rank, np.inf)
-    ranks.sort(axis=1)
+    if sort:
+        ranks.sort(axis=1)
     return ranks
 
 

@@ -1,0 +1,76 @@
+"""Figures for the coverage report (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def heatmap(matrix: np.ndarray, langs: list[str], title: str, path: Path, vmin: float = 0.0, vmax: float = 1.0,
+            cmap: str = "viridis", xlabel: str = "answer language", ylabel: str = "question language") -> Path:
+    """A language x language matrix with each cell's value (in %) written in it (paper Fig. 4)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(1.0 + 0.55 * len(langs), 0.8 + 0.5 * len(langs)))
+    im = ax.imshow(matrix, vmin=vmin, vmax=vmax, cmap=cmap)
+    ax.set_xticks(range(len(langs)), langs)
+    ax.set_yticks(range(len(langs)), langs)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    span = vmax - vmin
+    for i in range(matrix.shape[0]):
+        for j in range(matrix.shape[1]):
+            if np.isfinite(matrix[i, j]):
+                dark = (matrix[i, j] - vmin) < 0.5 * span if cmap == "viridis" else abs(matrix[i, j]) > 0.5 * max(abs(vmin), abs(vmax))
+                ax.text(j, i, f"{100 * matrix[i, j]:.0f}", ha="center", va="center", fontsize=7, color="white" if dark else "black")
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def language_distribution(dist: np.ndarray, langs: list[str], title: str, path: Path) -> Path:
+    """Stacked bars: share of each candidate language in the top-k, per question language (paper Fig. 6)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(1.5 + 0.5 * len(langs), 4))
+    bottom = np.zeros(len(langs))
+    colors = plt.get_cmap("tab20")(np.linspace(0, 1, len(langs)))
+    for j, lang in enumerate(langs):
+        ax.bar(range(len(langs)), dist[:, j], bottom=bottom, color=colors[j], label=lang)
+        bottom += np.nan_to_num(dist[:, j])
+    ax.set_xticks(range(len(langs)), langs)
+    ax.set_xlabel("question language")
+    ax.set_ylabel("share of the top-k")
+    ax.set_title(title, fontsize=10)
+    ax.legend(title="candidate", fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title: str, path: Path) -> Path:
+    """Questions (o) and candidates (x) of two languages in the first two principal components (paper Fig. 5)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    for lang, color in zip(sorted(set(langs)), ("tab:blue", "tab:orange", "tab:green", "tab:red")):
+        for kind, marker in (("question", "o"), ("candidate", "x")):
+            m = (langs == lang) & (kinds == kind)
+            ax.scatter(points[m, 0], points[m, 1], s=8, marker=marker, color=color, alpha=0.6, label=f"{lang} {kind}s")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
