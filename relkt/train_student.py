@@ -73,7 +73,12 @@ class StudentTrainer:
         from relkt.training.pair_model import PairModel
         from relkt.training.run_harness import RunHarness
 
+        from relkt.training.distribute import make_strategy, set_precision, worker
+
         self.config = c = config
+        self.strategy = make_strategy(c.distribute)  # first: multi-worker collectives are set up at startup
+        set_precision(c.distribute.mixed_precision)
+        self.chief, _ = worker(self.strategy)
         keras.utils.set_random_seed(c.seed)
         d = c.data
         out = Path(c.output_dir)
@@ -87,9 +92,8 @@ class StudentTrainer:
             pool = pool.subset(question_langs=[d.source_lang], candidate_langs=[d.source_lang])
         if d.max_train_questions:
             src = [i for i, q in enumerate(pool.questions) if q.lang == d.source_lang]
-            keep_ids = {pool.questions[i].qas_id for i in sample_questions(
-                LareqaPool([pool.questions[i] for i in src], pool.candidates, [pool.gold[i] for i in src]),
-                d.max_train_questions, c.seed).questions}
+            sources = LareqaPool([pool.questions[i] for i in src], pool.candidates, [pool.gold[i] for i in src])
+            keep_ids = {q.qas_id for q in sample_questions(sources, d.max_train_questions, c.seed).questions}
             idx = [i for i, q in enumerate(pool.questions) if q.qas_id in keep_ids]
             pool = LareqaPool([pool.questions[i] for i in idx], pool.candidates, [pool.gold[i] for i in idx])
         if d.parallel == "dataset":
@@ -106,10 +110,18 @@ class StudentTrainer:
         self.teacher = build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)
         self.teacher_digest = weights_digest(self.teacher)
         student_spec = c.student.spec or c.teacher.spec
-        student = build_encoder(student_spec, trainable=True, **(c.student.options or c.teacher.options))
-        if student.dim != self.teacher.dim:
-            student = ProjectedEncoder(student, self.teacher.dim)
-        self.student = student
+        dist = c.distill
+        with self.strategy.scope():  # the student, its optimizer and metrics live under the strategy
+            student = build_encoder(student_spec, trainable=True, **(c.student.options or c.teacher.options))
+            if student.dim != self.teacher.dim:
+                student = ProjectedEncoder(student, self.teacher.dim)
+            self.student = student
+            self.model = PairModel(self.student)
+            self.model.compile(optimizer=keras.optimizers.Adam(c.schedule.learning_rate),
+                               loss=DistillationLoss(dist.gamma, dist.beta, dist.lam, dist.omega, dist.distance, dist.objective),
+                               metrics=term_metrics(dist.distance))
+        self.metric_fns = term_metrics(dist.distance)  # the same measurements for the strategy.run loop
+        self.optimizer = self.model.optimizer
 
         uniq = sorted(set(self.examples.q_source) | set(self.examples.d_teacher))
         targets = teacher_targets(self.teacher, uniq, out / "teacher_targets.npz", c.eval.batch_size)
@@ -119,19 +131,13 @@ class StudentTrainer:
         self.q_target = np.array(self.examples.q_target, dtype=object)
         self.d_student = np.array(self.examples.d_student, dtype=object)
 
-        self.model = PairModel(self.student)
-        self.optimizer = keras.optimizers.Adam(c.schedule.learning_rate)
-        dist = c.distill
-        self.model.compile(optimizer=self.optimizer, loss=DistillationLoss(dist.gamma, dist.beta, dist.lam, dist.omega,
-                                                                           dist.distance, dist.objective),
-                           metrics=term_metrics(dist.distance))
         evaluator = LareqaEvaluator(dev_pool(c), with_context=d.with_context, batch_size=c.eval.batch_size)
         quiet = QuietEncoder(self.student, c.eval.batch_size)
         self.harness = RunHarness(
             out, self.student, self.optimizer, evaluate=lambda: LareqaEvaluator.flat(evaluator(quiet)),
             primary_metric=c.eval.primary_metric, eval_every=c.eval.every_steps, schedule=c.schedule,
             training_info={"stage": "student", "teacher": c.teacher.spec, "student_base": student_spec, "config": to_dict(c)},
-            checkpoint_every=c.schedule.checkpoint_every,
+            checkpoint_every=c.schedule.checkpoint_every, chief=self.chief,
         )
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
         log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
@@ -147,6 +153,7 @@ class StudentTrainer:
         return ds.prefetch(tf.data.AUTOTUNE)
 
     def run(self) -> dict:
+        from relkt.training.distributed_loop import fit
         from relkt.training.run_harness import HarnessCallback
 
         c, h = self.config, self.harness
@@ -161,7 +168,7 @@ class StudentTrainer:
             order = np.random.default_rng([c.seed, h.state.epoch]).permutation(len(self.examples))
             s = h.state.step_in_epoch
             if s < steps:
-                self.model.fit(self._dataset(order[s * bs:]), epochs=1, verbose=c.verbose, shuffle=False, callbacks=[callback])
+                fit(self.model, self.strategy, self._dataset(order[s * bs:]), callback, c.verbose, self.metric_fns)
             if not h.state.stopped_early:
                 h.end_epoch()
         unchanged = weights_digest(self.teacher) == self.teacher_digest
@@ -180,6 +187,9 @@ def train_student(config) -> dict:
     try:
         return StudentTrainer(config).run()
     finally:
+        import keras
+
+        keras.mixed_precision.set_dtype_policy("float32")  # the precision policy is process-global
         logging.getLogger("relkt").removeHandler(handler)
         handler.close()
 

@@ -44,7 +44,12 @@ class TeacherTrainer:
         from relkt.training.triplet_model import TripletModel
         from relkt.config import to_dict
 
+        from relkt.training.distribute import make_strategy, set_precision, worker
+
         self.config = c = config
+        self.strategy = make_strategy(c.distribute)  # first: multi-worker collectives are set up at startup
+        set_precision(c.distribute.mixed_precision)
+        self.chief, _ = worker(self.strategy)
         keras.utils.set_random_seed(c.seed)
         d = c.data
         langs = sorted(set(d.train_langs) | set(d.answer_langs))
@@ -72,10 +77,12 @@ class TeacherTrainer:
             index = Bm25Index(self.c_texts.tolist(), k1=m.bm25_k1, b=m.bm25_b)
             self.bm25_top = index.top(self.q_texts[q_idx].tolist(), m.bm25_top_end)
 
-        self.encoder = build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
-        self.model = TripletModel(self.encoder)
-        self.optimizer = keras.optimizers.Adam(c.schedule.learning_rate)
-        self.model.compile(optimizer=self.optimizer, loss=TripletLoss(c.triplet.margin, c.triplet.distance))
+        with self.strategy.scope():  # model, optimizer and metrics live under the strategy
+            self.encoder = build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
+            self.model = TripletModel(self.encoder)
+            self.model.compile(optimizer=keras.optimizers.Adam(c.schedule.learning_rate),
+                               loss=TripletLoss(c.triplet.margin, c.triplet.distance))
+        self.optimizer = self.model.optimizer  # a LossScaleOptimizer under float16
         evaluator = LareqaEvaluator(dev_pool(c), with_context=d.with_context, batch_size=c.eval.batch_size)
         quiet = QuietEncoder(self.encoder, c.eval.batch_size)
         self.harness = RunHarness(
@@ -83,7 +90,7 @@ class TeacherTrainer:
             evaluate=lambda: LareqaEvaluator.flat(evaluator(quiet)),
             primary_metric=c.eval.primary_metric, eval_every=c.eval.every_steps, schedule=c.schedule,
             training_info={"stage": "teacher", "base_encoder": c.encoder.spec, "config": to_dict(c)},
-            checkpoint_every=c.schedule.checkpoint_every,
+            checkpoint_every=c.schedule.checkpoint_every, chief=self.chief,
         )
         self.harness.extra_arrays = lambda: {"negatives": self.negatives, "epoch_pairs": self.epoch_pairs}
         log.info("teacher: %d anchors from %d %s questions, %d %s candidates (%s)", len(q_idx), len(pool.questions),
@@ -138,6 +145,7 @@ class TeacherTrainer:
         return ds.prefetch(tf.data.AUTOTUNE)
 
     def run(self) -> dict:
+        from relkt.training.distributed_loop import fit
         from relkt.training.run_harness import HarnessCallback
 
         c, m, h = self.config, self.config.mining, self.harness
@@ -175,8 +183,7 @@ class TeacherTrainer:
                 end = steps_total
                 if online and m.remine_every:
                     end = min(steps_total, (s // m.remine_every + 1) * m.remine_every)
-                self.model.fit(self._dataset(self.epoch_pairs[s * bs : end * bs]), epochs=1, verbose=c.verbose, shuffle=False,
-                               callbacks=[callback])
+                fit(self.model, self.strategy, self._dataset(self.epoch_pairs[s * bs : end * bs]), callback, c.verbose)
                 s = h.state.step_in_epoch
                 if h.state.stopped_early:
                     break
@@ -194,6 +201,9 @@ def train_teacher(config) -> dict:
     try:
         return TeacherTrainer(config).run()
     finally:
+        import keras
+
+        keras.mixed_precision.set_dtype_policy("float32")  # the precision policy is process-global
         logging.getLogger("relkt").removeHandler(handler)
         handler.close()
 

@@ -37,7 +37,7 @@ def student_config(tmp_path, data_dir, teacher, **changes):
         node = config
         *parents, last = key.split(".")
         for p in parents:
-            node = node[p]
+            node = node.setdefault(p, {})
         node[last] = value
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "student.yaml"

@@ -1,11 +1,11 @@
 """Typed, validated YAML configs for the trainers."""
 
 from relkt.config.config_io import apply_overrides, from_dict, load_config, save_config, to_dict
-from relkt.config.sections import DataSection, EncoderSection, EvalSection, ScheduleSection
+from relkt.config.sections import DataSection, DistributeSection, EncoderSection, EvalSection, ScheduleSection
 from relkt.config.student_config import DistillSection, StudentConfig, StudentDataSection
 from relkt.config.teacher_config import MiningSection, TeacherConfig, TripletSection
 
 __all__ = [
-    "DataSection", "DistillSection", "EncoderSection", "StudentConfig", "StudentDataSection", "EvalSection", "MiningSection", "ScheduleSection", "TeacherConfig",
+    "DataSection", "DistillSection", "DistributeSection", "EncoderSection", "StudentConfig", "StudentDataSection", "EvalSection", "MiningSection", "ScheduleSection", "TeacherConfig",
     "TripletSection", "apply_overrides", "from_dict", "load_config", "save_config", "to_dict",
 ]

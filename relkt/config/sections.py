@@ -65,3 +65,13 @@ class ScheduleSection:
             raise ConfigError(f"schedule.lr_factor must be in (0, 1], got {self.lr_factor}")
         if self.learning_rate <= 0:
             raise ConfigError(f"schedule.learning_rate must be > 0, got {self.learning_rate}")
+
+
+@dataclass
+class DistributeSection:
+    """Where training runs: TensorFlow's own distribution strategies, and mixed precision."""
+
+    strategy: Literal["default", "mirrored", "multi_worker", "tpu"] = "default"
+    devices: list[str] = field(default_factory=list)  # mirrored: [] = every local GPU (or the CPU)
+    tpu_address: str = ""  # tpu: the TPUClusterResolver address ("" = the local/default TPU)
+    mixed_precision: Literal["none", "bfloat16", "float16"] = "none"

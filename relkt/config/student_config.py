@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Optional
 
-from relkt.config.sections import EncoderSection, EvalSection, ScheduleSection
+from relkt.config.sections import DistributeSection, EncoderSection, EvalSection, ScheduleSection
 from relkt.errors import ConfigError
 
 
@@ -55,6 +55,7 @@ class StudentConfig:
     distill: DistillSection = field(default_factory=DistillSection)
     eval: EvalSection = field(default_factory=lambda: EvalSection(primary_metric="lareqa/mAP"))
     schedule: ScheduleSection = field(default_factory=lambda: ScheduleSection(learning_rate=1e-3))
+    distribute: DistributeSection = field(default_factory=DistributeSection)
 
     def apply_smoke(self) -> "StudentConfig":
         if self.smoke:

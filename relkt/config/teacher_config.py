@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from relkt.config.sections import DataSection, EncoderSection, EvalSection, ScheduleSection
+from relkt.config.sections import DataSection, DistributeSection, EncoderSection, EvalSection, ScheduleSection
 from relkt.errors import ConfigError
 
 
@@ -56,6 +56,7 @@ class TeacherConfig:
     triplet: TripletSection = field(default_factory=TripletSection)
     eval: EvalSection = field(default_factory=EvalSection)
     schedule: ScheduleSection = field(default_factory=ScheduleSection)
+    distribute: DistributeSection = field(default_factory=DistributeSection)
 
     def apply_smoke(self) -> "TeacherConfig":
         """The smoke switch: few questions, small batches, frequent evaluation, one epoch per phase."""

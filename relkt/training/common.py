@@ -32,7 +32,8 @@ def prepare_output_dir(config: Any) -> Path:
     if saved.exists():
         before = _flatten(yaml.safe_load(saved.read_text()) or {})
         now = _flatten(to_dict(config))
-        changed = sorted(k for k in set(before) | set(now) if k not in IGNORED_ON_RESUME and before.get(k) != now.get(k))
+        # Keys the saved run lacks are options added by a later relkt: not a change of settings.
+        changed = sorted(k for k in before if k not in IGNORED_ON_RESUME and before.get(k) != now.get(k))
         if changed:
             raise ConfigError(
                 f"{out} holds a run with other settings ({', '.join(changed[:6])}); re-run with the same "

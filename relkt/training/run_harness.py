@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -58,9 +59,15 @@ class RunHarness:
         schedule,
         training_info: dict[str, Any],
         checkpoint_every: int = 0,
+        chief: bool = True,
     ):
         self.out = Path(output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
+        # Every worker of a multi-worker run evaluates, exports and checkpoints (saving may need all
+        # of them); only the chief writes into the run folder, the others into a scratch folder.
+        self.chief = chief
+        self.write_dir = self.out if chief else self.out / f".worker-scratch-{os.getpid()}"
+        self.write_dir.mkdir(parents=True, exist_ok=True)
         self.encoder, self.optimizer, self.evaluate_fn = encoder, optimizer, evaluate
         self.primary_metric, self.eval_every = primary_metric, eval_every
         self.checkpoint_every = checkpoint_every or eval_every
@@ -78,7 +85,7 @@ class RunHarness:
 
     def save_checkpoint(self) -> None:
         """Weights + optimizer variables + state, written to a fresh folder then swapped in."""
-        tmp = self.out / ".checkpoint.writing"
+        tmp = self.write_dir / ".checkpoint.writing"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         arrays = {f"w{i}": v.numpy() for i, v in enumerate(self.encoder.weights)}
@@ -88,7 +95,7 @@ class RunHarness:
             np.savez(f, **arrays)
         self.state.policy = self.policy.state()
         (tmp / "state.json").write_text(json.dumps(self.state.__dict__, indent=1))
-        replace_dir(tmp, self.checkpoint_dir)
+        replace_dir(tmp, self.write_dir / "checkpoint")
 
     def restore(self) -> dict[str, np.ndarray] | None:
         """Load the last checkpoint into encoder, optimizer and state; returns the trainer's arrays."""
@@ -121,11 +128,11 @@ class RunHarness:
 
     # ----- evaluation -----------------------------------------------------------------------
     def _rewrite_metrics(self) -> None:
-        atomic_write_text(self.out / "metrics.jsonl", "".join(json.dumps(h) + "\n" for h in self.state.history))
+        atomic_write_text(self.write_dir / "metrics.jsonl", "".join(json.dumps(h) + "\n" for h in self.state.history))
 
     def _tensorboard(self, record: dict) -> None:
         if self._writer is None:
-            self._writer = tf.summary.create_file_writer(str(self.out / "tensorboard"))
+            self._writer = tf.summary.create_file_writer(str(self.write_dir / "tensorboard"))
         with self._writer.as_default(step=record["step"]):
             for k, v in record.items():
                 if isinstance(v, (int, float)) and k != "step" and math.isfinite(v):
@@ -153,7 +160,7 @@ class RunHarness:
         log.info("step %d: dev %s = %.4f (best %.4f at step %d)", record["step"], self.primary_metric, value,
                  self.policy.best, self.policy.best_step)
         if decision.improved:
-            export_encoder(self.encoder, self.out / "best", training={
+            export_encoder(self.encoder, self.write_dir / "best", training={
                 **self.training_info, "step": self.state.global_step, "epoch": self.state.epoch,
                 "dev": {self.primary_metric: value}})
         if decision.reduce_lr:
@@ -197,7 +204,9 @@ class RunHarness:
             "steps": self.state.global_step, "epochs_completed": self.state.epoch,
             "stopped_early": self.state.stopped_early, "best_export": str(self.out / "best"),
         }
-        atomic_write_json(self.out / "summary.json", summary)
+        atomic_write_json(self.write_dir / "summary.json", summary)
+        if not self.chief:
+            shutil.rmtree(self.write_dir, ignore_errors=True)
         return summary
 
 
