@@ -1,5 +1,7 @@
 """Both stages on tf.distribute: MirroredStrategy over 2 logical CPUs matches the default strategy step for
-step, and MultiWorkerMirroredStrategy runs with two local workers on loopback ports."""
+step, and MultiWorkerMirroredStrategy runs with two local workers on loopback ports.
+
+Marked slow: each test starts fresh TensorFlow processes (a process can hold one strategy setup)."""
 
 import json
 import os
@@ -9,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
@@ -48,6 +51,7 @@ def run_two_cpus(*stage_configs):
     return proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_mirrored_one_step_equals_default_for_both_stages(synthetic_data, tmp_path):
     muse = make_tiny_muse(tmp_path / "muse")
     teacher_dir = export_encoder(NgramEncoder(dim=16, num_buckets=512, seed=1), tmp_path / "teacher_export")
@@ -73,6 +77,7 @@ def test_mirrored_one_step_equals_default_for_both_stages(synthetic_data, tmp_pa
     assert "MirroredStrategy" in out or "mirrored" in out.lower()
 
 
+@pytest.mark.slow
 def test_mirrored_full_run_with_online_mining_and_bfloat16(synthetic_data, tmp_path):
     cfg = tiny_config(tmp_path / "t", synthetic_data, **{"mining.online_epochs": 1, "distribute.mixed_precision": "bfloat16",
                                                          "eval.every_steps": 10, **MIRRORED})
@@ -89,6 +94,7 @@ def free_port():
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_multi_worker_two_local_workers(synthetic_data, tmp_path):
     cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 1, "eval.every_steps": 10,
                                                    "distribute.strategy": "multi_worker"})
