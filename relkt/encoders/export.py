@@ -55,10 +55,10 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
         "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "training": training or {},
     }
-    tokenizer = getattr(getattr(encoder, "inner", encoder), "tokenizer", None)
-    if tokenizer is not None and hasattr(tokenizer, "get_vocabulary"):
-        from relkt.analysis.tokenizer_audit import write_vocabulary
+    from relkt.analysis.tokenizer_audit import tokenizer_of, write_vocabulary
 
+    tokenizer = tokenizer_of(encoder)  # a live one, or the vocabulary of the export it was loaded from
+    if tokenizer is not None and hasattr(tokenizer, "get_vocabulary"):
         metadata["tokenizer"] = write_vocabulary(tokenizer, tmp)  # lets audits read an exported model
     (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
     if path.exists():

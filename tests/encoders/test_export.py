@@ -70,3 +70,11 @@ def test_readme_hub_snippet_runs_on_an_export(tmp_path):
     scope = {}
     exec(snippet.replace("runs/teacher/best", str(path)), scope)
     assert scope["embeddings"].shape == (2, 8)
+
+
+def test_a_reexported_hub_copy_keeps_the_tokenizer_record(tmp_path):
+    """A student loaded from a bert-type export (hub:) and exported again still carries vocab.txt."""
+    first = export_encoder(tiny_bert(), tmp_path / "teacher")
+    again = export_encoder(build_encoder(f"hub:{first}"), tmp_path / "student")
+    meta = read_metadata(again)
+    assert meta["tokenizer"]["type"] == "wordpiece" and (again / "vocab.txt").read_text() == (first / "vocab.txt").read_text()
