@@ -7,25 +7,15 @@ Re-running the same command resumes an interrupted run from its last checkpoint.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import math
 import sys
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 log = logging.getLogger("relkt.train_teacher")
-
-
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m relkt.train_teacher", description=__doc__.split("\n")[0])
-    p.add_argument("--config", default=None, help="YAML config (see configs/)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key, e.g. triplet.margin=0.24")
-    p.add_argument("--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check")
-    return p.parse_args(argv)
 
 
 class TeacherTrainer:
@@ -194,38 +184,16 @@ class TeacherTrainer:
 
 def train_teacher(config) -> dict:
     """Train a teacher with `config` (a TeacherConfig); returns the run summary."""
-    from relkt.training.common import log_to_file, prepare_output_dir
+    from relkt.training.common import run_trainer
 
-    out = prepare_output_dir(config)
-    handler = log_to_file(out)
-    try:
-        return TeacherTrainer(config).run()
-    finally:
-        import keras
-
-        keras.mixed_precision.set_dtype_policy("float32")  # the precision policy is process-global
-        logging.getLogger("relkt").removeHandler(handler)
-        handler.close()
+    return run_trainer(TeacherTrainer, config)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("relkt").setLevel(logging.INFO)
-    from relkt.config import TeacherConfig, load_config
-    from relkt.errors import RelktError
+    from relkt.config import TeacherConfig
+    from relkt.training.common import trainer_main
 
-    try:
-        config = load_config(TeacherConfig, args.config, args.set + (["smoke=true"] if args.smoke else []))
-        config.apply_smoke()
-        summary = train_teacher(config)
-    except RelktError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    best = summary.get("best", {})
-    print(f"teacher done: best dev {best.get('metric')} = {best.get('value')} at step {best.get('step')}; "
-          f"model: {Path(config.output_dir) / 'best'}")
-    return 0
+    return trainer_main(argv, "python -m relkt.train_teacher", __doc__, TeacherConfig, train_teacher, "teacher")
 
 
 if __name__ == "__main__":

@@ -102,3 +102,14 @@ def make_synthetic_lareqa(root: Path, n_articles: int = 30, langs=("en", "de"), 
 @pytest.fixture
 def synthetic_data(tmp_path: Path) -> Path:
     return make_synthetic_lareqa(tmp_path / "synthetic")
+
+
+def set_nested(config: dict, changes: dict) -> dict:
+    """Apply {"a.b": value} changes to a nested config dict (creating sections as needed)."""
+    for key, value in changes.items():
+        node = config
+        *parents, last = key.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[last] = value
+    return config

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 import yaml
 
+from tests.conftest import set_nested
+
 from relkt import train_student
 from relkt.config import StudentConfig, load_config
 from relkt.encoders.export import export_encoder
@@ -33,12 +35,7 @@ def student_config(tmp_path, data_dir, teacher, **changes):
         "eval": {"every_steps": 5, "primary_metric": "xx_en/de/P@1"},
         "schedule": {"learning_rate": 0.01, "early_stop_patience": 0},
     }
-    for key, value in changes.items():
-        node = config
-        *parents, last = key.split(".")
-        for p in parents:
-            node = node.setdefault(p, {})
-        node[last] = value
+    set_nested(config, changes)
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "student.yaml"
     path.write_text(yaml.safe_dump(config))

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 import yaml
 
+from tests.conftest import set_nested
+
 from relkt import train_teacher
-from relkt.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,12 +29,7 @@ def tiny_config(tmp_path, data_dir, **changes):
         "eval": {"every_steps": 5, "primary_metric": "lareqa/mAP"},
         "schedule": {"learning_rate": 0.01, "lr_patience": 2, "early_stop_patience": 0},
     }
-    for key, value in changes.items():
-        node = config
-        *parents, last = key.split(".")
-        for p in parents:
-            node = node.setdefault(p, {})
-        node[last] = value
+    set_nested(config, changes)
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))

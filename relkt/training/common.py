@@ -77,3 +77,45 @@ class QuietEncoder:
 
     def encode(self, texts, batch_size=None, progress=False):
         return self.encoder.encode(texts, batch_size=self.batch_size)
+
+
+def run_trainer(trainer_cls, config) -> dict:
+    """Prepare the run folder, log into it, run `trainer_cls(config)`; the precision policy is reset after."""
+    import keras
+
+    out = prepare_output_dir(config)
+    handler = log_to_file(out)
+    try:
+        return trainer_cls(config).run()
+    finally:
+        keras.mixed_precision.set_dtype_policy("float32")  # the precision policy is process-global
+        logging.getLogger("relkt").removeHandler(handler)
+        handler.close()
+
+
+def trainer_main(argv, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:
+    """The shared CLI of both trainers: --config, --set, --smoke; errors on bad input exit with 2."""
+    import argparse
+    import sys
+
+    from relkt.config import load_config
+    from relkt.errors import RelktError
+
+    p = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
+    p.add_argument("--config", default=None, help="YAML config (see configs/)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted)")
+    p.add_argument("--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("relkt").setLevel(logging.INFO)
+    try:
+        config = load_config(config_cls, args.config, args.set + (["smoke=true"] if args.smoke else []))
+        config.apply_smoke()
+        summary = train_fn(config)
+    except RelktError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    best = summary.get("best", {})
+    print(f"{stage} done: best dev {best.get('metric')} = {best.get('value')} at step {best.get('step')}; "
+          f"model: {Path(config.output_dir) / 'best'}")
+    return 0

@@ -1,6 +1,5 @@
 import json
 
-import pytest
 
 from relkt.data.sentence_splitter import split_sentences
 

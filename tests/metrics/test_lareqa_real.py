@@ -1,6 +1,5 @@
 """Slow: MiniLM on the XQuAD-R test articles, scored by relkt and by an independent per-question loop."""
 
-import numpy as np
 import pytest
 
 from relkt.data import LareqaPool
