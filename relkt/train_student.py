@@ -104,6 +104,9 @@ class StudentTrainer:
         dist = c.distill
         with self.strategy.scope():  # the student, its optimizer and metrics live under the strategy
             student = build_encoder(student_spec, trainable=True, **(c.student.options or c.teacher.options))
+            self.vocab_extension = None
+            if c.student.extend_vocab.enabled:
+                student = self._extend_vocab(student, student_spec)
             if student.dim != self.teacher.dim:
                 student = ProjectedEncoder(student, self.teacher.dim)
             self.student = student
@@ -133,6 +136,25 @@ class StudentTrainer:
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
         log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
                  c.teacher.spec, self.teacher.dim, student_spec)
+
+    def _extend_vocab(self, student, spec: str):
+        """The student with the characters of its training texts added to its vocabulary (deterministic
+        given the data, so a resumed run rebuilds the same vocabulary before restoring weights)."""
+        from relkt.encoders.vocab_extension import extend_vocabulary
+        from relkt.errors import ConfigError
+
+        v = self.config.student.extend_vocab
+        if spec.startswith(("hub:", "muse")) and getattr(student, "metadata", {}).get("kind") == "bert":
+            raise ConfigError(f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
+                              f"use student.spec=bert:{spec.partition(':')[2]}")
+        texts = sorted(set(self.examples.q_target) | set(self.examples.d_student))
+        try:
+            student, ext = extend_vocabulary(student, texts, v.min_count, v.init, v.split_scripts)
+        except ConfigError as e:
+            raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None
+        self.vocab_extension = ext
+        log.info("vocabulary extension: %s", {k: val for k, val in ext.summary().items() if k != "split_pattern"})
+        return student
 
     def _dataset(self, rows):
         import tensorflow as tf
@@ -165,8 +187,9 @@ class StudentTrainer:
         unchanged = weights_digest(self.teacher) == self.teacher_digest
         if not unchanged:
             raise RuntimeError("the teacher's weights changed during student training")
+        extra = {"vocab_extension": self.vocab_extension.summary()} if self.vocab_extension else {}
         return h.finish({"stage": "student", "examples": len(self.examples), "teacher_unchanged": unchanged,
-                         "teacher_digest": self.teacher_digest})
+                         "teacher_digest": self.teacher_digest, **extra})
 
 
 def train_student(config) -> dict:

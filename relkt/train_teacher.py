@@ -49,10 +49,11 @@ class TeacherTrainer:
             pool = pool.to_passages()
         pool = sample_questions(pool, d.max_train_questions, c.seed)
         self.pool = pool
-        # One anchor per (question, gold answer in an answer language).
-        q_idx = np.array([i for i, g in enumerate(pool.gold) for _ in g], dtype=np.int64)
+        # One anchor per (question, gold answer in an answer language), or a seeded sample of them.
+        positives = self._positives(pool, c.triplet.positives_per_question, c.seed)
+        q_idx = np.array([i for i, g in enumerate(positives) for _ in g], dtype=np.int64)
         self.anchor_q = q_idx
-        self.anchor_pos = np.concatenate([g for g in pool.gold if len(g)]).astype(np.int64) if len(q_idx) else q_idx
+        self.anchor_pos = np.concatenate([g for g in positives if len(g)]).astype(np.int64) if len(q_idx) else q_idx
         if not len(q_idx):
             raise ValueError(f"no training anchors: no {d.train_langs} question has an answer in {d.answer_langs}")
         self.anchor_gold = gold_matrix(pool.gold)[q_idx]
@@ -85,6 +86,22 @@ class TeacherTrainer:
         self.harness.extra_arrays = lambda: {"negatives": self.negatives, "epoch_pairs": self.epoch_pairs}
         log.info("teacher: %d anchors from %d %s questions, %d %s candidates (%s)", len(q_idx), len(pool.questions),
                  ",".join(d.train_langs), len(pool.candidates), ",".join(d.answer_langs), d.answer_unit)
+
+    @staticmethod
+    def _positives(pool, per_question: int, seed: int) -> list[np.ndarray]:
+        """Each question's positives: all its gold answers, or (per_question = N > 0) the one in its own
+        language plus N-1 drawn from the rest; fixed by the seed so a resumed run sees the same anchors."""
+        if per_question <= 0:
+            return list(pool.gold)
+        rng = np.random.default_rng([seed, 7])
+        c_langs = pool.candidate_langs
+        out = []
+        for q, g in zip(pool.questions, pool.gold):
+            own = g[c_langs[g] == q.lang]
+            rest = g[c_langs[g] != q.lang]
+            k = max(per_question - len(own[:1]), 0)
+            out.append(np.concatenate([own[:1], rng.permutation(rest)[:k]]).astype(np.int64))
+        return out
 
     # ----- negatives ------------------------------------------------------------------------
     def _bm25_round(self, rng) -> dict:

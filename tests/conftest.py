@@ -71,6 +71,17 @@ SYNTH_WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet k
                "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim ember").split()
 
 
+# "th": each Latin letter becomes a Thai consonant and words are written without spaces, like Thai.
+THAI_LETTERS = dict(zip("abcdefghijklmnopqrstuvwxyz", "กขคฆงจฉชซฌญฎฏฐฑฒณดตถทธนบปผ"))
+
+
+def render(lang: str, words: list[str]) -> str:
+    """A synthetic language's text for English `words`: "th" is spaceless Thai letters, others suffix "en"."""
+    if lang == "th":
+        return "".join("".join(THAI_LETTERS[ch] for ch in w) for w in words)
+    return " ".join(w + "en" for w in words)
+
+
 def make_synthetic_lareqa(root: Path, n_articles: int = 30, langs=("en", "de"), seed: int = 0) -> Path:
     """A LAReQA-format pool with real signal: each question repeats 3 words of its answer sentence;
     the "German" side is the English text with every word suffixed, so languages differ but align."""
@@ -86,12 +97,12 @@ def make_synthetic_lareqa(root: Path, n_articles: int = 30, langs=("en", "de"), 
     for lang in langs:
         data = []
         for title, sentences, qas in articles:
-            sents = sentences if lang == "en" else [" ".join(w + "en" for w in s.rstrip(".").split()) + "." for s in sentences]
+            sents = sentences if lang == "en" else [render(lang, s.rstrip(".").split()) + "." for s in sentences]
             breaks, pos = [], 0
             for s in sents:
                 breaks.append([pos, pos + len(s)])
                 pos += len(s) + 1
-            qs = [{"id": qid, "question": q if lang == "en" else " ".join(w + "en" for w in q.rstrip("?").split()) + "?",
+            qs = [{"id": qid, "question": q if lang == "en" else render(lang, q.rstrip("?").split()) + "?",
                    "answers": [{"answer_start": breaks[k][0], "text": "x"}]} for qid, q, k in qas]
             data.append({"title": title, "paragraphs": [{"context": " ".join(sents), "sentences": sents,
                                                          "sentence_breaks": breaks, "qas": qs}]})

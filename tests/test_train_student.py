@@ -105,3 +105,37 @@ def test_killed_student_run_resumes_and_matches(synthetic_data, teacher_dir, tmp
     with np.load(tmp_path / "a" / "run" / "checkpoint" / "arrays.npz") as za, np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb:
         for key in za.files:
             np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
+
+
+def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
+    """A tiny BERT teacher that cannot read the synthetic Thai; the extended student gets its characters as
+    new tokens, trains their rows, and its export tokenizes Thai without [UNK]; the teacher is untouched."""
+    from tests.conftest import make_synthetic_lareqa
+    from tests.encoders.tiny_bert import VOCAB, tiny_bert
+
+    from relkt.encoders import build_encoder
+
+    data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
+    teacher = export_encoder(tiny_bert(), tmp_path / "teacher")
+    cfg = student_config(tmp_path, data, teacher, **{
+        "student": {"spec": f"bert:{teacher}", "extend_vocab": {"enabled": True}},
+        "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1})
+    trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    added = trainer.vocab_extension.tokens
+    # The synthetic "Thai" uses 26 letters; the English side is mostly outside the 40-word vocabulary too.
+    assert {"ก", "ข", "ผ"} <= set(added) and trainer.vocab_extension.first_id == len(VOCAB)
+    rows_before = trainer.student.backbone.token_embedding.embeddings.numpy().copy()
+    summary = trainer.run()
+    assert summary["teacher_unchanged"] and summary["vocab_extension"]["added_tokens"] == len(added)
+    rows_after = trainer.student.backbone.token_embedding.embeddings.numpy()
+    thai_ids = [trainer.student.tokenizer.token_to_id(t) for t in ("ก", "ข")]
+    assert not np.allclose(rows_after[thai_ids], rows_before[thai_ids])  # the new rows were trained
+    assert len(trainer.teacher.weights[0].numpy()) == len(VOCAB)  # the teacher keeps its vocabulary
+    best = build_encoder(f"bert:{tmp_path / 'run' / 'best'}")
+    ids = np.asarray(best.tokenizer(["กขค ฆง"])[0])
+    assert best.tokenizer.token_to_id("[UNK]") not in ids and len(ids) == 5
+    # A hub: student (no vocabulary to grow) is refused with the fix in the message.
+    bad = student_config(tmp_path / "bad", data, teacher, **{"student": {"spec": f"hub:{teacher}", "extend_vocab": {"enabled": True}},
+                                                             "data.student_langs": ["th"]})
+    with pytest.raises(Exception, match="use student.spec=bert:"):
+        train_student.StudentTrainer(load_config(StudentConfig, bad))

@@ -112,3 +112,28 @@ def test_killed_run_resumes_and_matches_an_uninterrupted_one(synthetic_data, tmp
     with np.load(tmp_path / "a" / "run" / "checkpoint" / "arrays.npz") as za, np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb:
         for key in za.files:
             np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
+
+
+def test_positives_per_question_keeps_own_language_and_samples_the_rest(synthetic_data, tmp_path):
+    from relkt.config import TeacherConfig, load_config
+
+    cfg = tiny_config(tmp_path, synthetic_data, **{"data.answer_langs": ["en", "de"], "triplet.positives_per_question": 1})
+    trainer = train_teacher.TeacherTrainer(load_config(TeacherConfig, cfg))
+    # 42 English questions, each with gold answers in en and de; one positive each: the English one.
+    assert len(trainer.anchor_q) == 42
+    assert set(trainer.pool.candidate_langs[trainer.anchor_pos]) == {"en"}
+    every = train_teacher.TeacherTrainer._positives(trainer.pool, 0, 0)
+    two = train_teacher.TeacherTrainer._positives(trainer.pool, 2, 0)
+    assert [len(g) for g in every] == [len(g) for g in two] == [2] * 42  # capped at what exists
+    with pytest.raises(Exception, match="positives_per_question"):
+        load_config(TeacherConfig, cfg, ["triplet.positives_per_question=-1"])
+
+
+def test_step_budget_stops_cleanly_after_an_evaluation(synthetic_data, tmp_path):
+    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 7})
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    # Evaluations every 5 steps, then one at the budget (step 7); the 21-step first epoch is cut there.
+    assert summary["steps"] == 7 and summary["stop_reason"] == "max_steps" and summary["epochs_completed"] == 0
+    assert [h["step"] for h in history] == [5, 7]

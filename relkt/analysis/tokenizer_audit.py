@@ -21,18 +21,19 @@ def tokenizer_of(encoder):
     meta = getattr(encoder, "metadata", {}) or {}
     info = meta.get("tokenizer")
     if handle and info and info.get("type") == "wordpiece":
-        import keras_hub
+        from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
 
         vocab = (Path(handle) / info["vocabulary"]).read_text(encoding="utf-8").splitlines()
-        return keras_hub.models.BertTokenizer(vocabulary=vocab, lowercase=info.get("lowercase", True),
-                                              strip_accents=info.get("strip_accents", True))
+        return ScriptSplitTokenizer(vocabulary=vocab, lowercase=info.get("lowercase", True),
+                                    strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""))
     return None
 
 
 def tokenizer_info(tokenizer) -> dict:
     """What an export records to rebuild `tokenizer` (see relkt.encoders.export)."""
     return {"type": "wordpiece", "vocabulary": "vocab.txt", "lowercase": bool(getattr(tokenizer, "lowercase", True)),
-            "strip_accents": bool(getattr(tokenizer, "strip_accents", True))}
+            "strip_accents": bool(getattr(tokenizer, "strip_accents", True)),
+            "split_pattern": getattr(tokenizer, "split_pattern", "")}
 
 
 def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512) -> dict:

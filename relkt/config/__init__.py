@@ -2,10 +2,11 @@
 
 from relkt.config.config_io import apply_overrides, from_dict, load_config, save_config, to_dict
 from relkt.config.sections import DataSection, DistributeSection, EncoderSection, EvalSection, ScheduleSection
-from relkt.config.student_config import DistillSection, StudentConfig, StudentDataSection
+from relkt.config.student_config import (DistillSection, StudentConfig, StudentDataSection, StudentEncoderSection,
+                                         VocabExtensionSection)
 from relkt.config.teacher_config import MiningSection, TeacherConfig, TripletSection
 
 __all__ = [
-    "DataSection", "DistillSection", "DistributeSection", "EncoderSection", "StudentConfig", "StudentDataSection", "EvalSection", "MiningSection", "ScheduleSection", "TeacherConfig",
-    "TripletSection", "apply_overrides", "from_dict", "load_config", "save_config", "to_dict",
+    "DataSection", "DistillSection", "DistributeSection", "EncoderSection", "StudentConfig", "StudentDataSection", "StudentEncoderSection", "EvalSection", "MiningSection", "ScheduleSection", "TeacherConfig",
+    "TripletSection", "VocabExtensionSection", "apply_overrides", "from_dict", "load_config", "save_config", "to_dict",
 ]

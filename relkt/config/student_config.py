@@ -42,6 +42,27 @@ class DistillSection:
 
 
 @dataclass
+class VocabExtensionSection:
+    """Grow a `bert:` student's vocabulary with the characters of its training texts it cannot read
+    (see relkt.encoders.vocab_extension); the teacher keeps its own."""
+
+    enabled: bool = False
+    min_count: int = 1  # a piece must be needed this many times in the training texts
+    init: Literal["mean", "unk"] = "mean"  # new embedding rows: mean of the old rows, or [UNK]'s row
+    split_scripts: list[str] = field(default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"])
+
+    def validate(self) -> None:
+        if self.min_count < 1:
+            raise ConfigError(f"student.extend_vocab.min_count must be >= 1, got {self.min_count}")
+
+
+@dataclass
+class StudentEncoderSection(EncoderSection):
+    spec: str = ""  # "" = a copy of the teacher
+    extend_vocab: VocabExtensionSection = field(default_factory=VocabExtensionSection)
+
+
+@dataclass
 class StudentConfig:
     """`python -m relkt.train_student --config FILE [--set key=value ...]`."""
 
@@ -50,7 +71,7 @@ class StudentConfig:
     smoke: bool = False
     verbose: int = 1
     teacher: EncoderSection = field(default_factory=lambda: EncoderSection(spec="hub:runs/teacher/best"))
-    student: EncoderSection = field(default_factory=lambda: EncoderSection(spec=""))  # "" = a copy of the teacher
+    student: StudentEncoderSection = field(default_factory=StudentEncoderSection)
     data: StudentDataSection = field(default_factory=StudentDataSection)
     distill: DistillSection = field(default_factory=DistillSection)
     eval: EvalSection = field(default_factory=lambda: EvalSection(primary_metric="lareqa/mAP"))

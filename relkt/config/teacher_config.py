@@ -40,6 +40,16 @@ class TripletSection:
     margin: float = 0.24  # the paper's XQuAD margin (0.13 MLQA, 0.27 XORQA)
     distance: Literal["cosine", "squared_l2"] = "cosine"
     batch_size: int = 16
+    # Anchors per question: 0 = one per gold answer in every answer language. N > 0 keeps the answer in
+    # the question's own language plus N-1 drawn (seeded) from the other languages: cross-lingual positives
+    # at a fraction of the steps when answer_langs lists many languages.
+    positives_per_question: int = 0
+
+    def validate(self) -> None:
+        if self.positives_per_question < 0:
+            raise ConfigError(f"triplet.positives_per_question must be >= 0, got {self.positives_per_question}")
+        if self.batch_size < 1:
+            raise ConfigError(f"triplet.batch_size must be >= 1, got {self.batch_size}")
 
 
 @dataclass

@@ -8,6 +8,7 @@ from pathlib import Path
 import keras
 import tensorflow as tf
 
+from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer  # registered: extended students deserialize
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize, masked_mean
 from relkt.errors import EncoderError
 
@@ -37,19 +38,59 @@ class BertEncoder(SentenceEncoder):
         self.pad_id = tokenizer.token_to_id("[PAD]")
 
     @classmethod
-    def from_preset(cls, path: str | Path, max_length: int = 128, **kwargs) -> "BertEncoder":
-        """Load an HF-format (config.json, model.safetensors, vocab.txt) or keras-hub preset directory."""
+    def from_preset(cls, path: str | Path, max_length: int | None = None, **kwargs) -> "BertEncoder":
+        """Load an HF-format (config.json, model.safetensors, vocab.txt) or keras-hub preset directory, or
+        a relkt export of a BERT encoder. `max_length` defaults to 128 (an export: the one it was trained with)."""
         import keras_hub
 
         path = str(path)
         if not Path(path).is_dir():
             raise EncoderError(f"bert:{path}: no such model directory")
+        if (Path(path) / "relkt.json").exists():
+            return cls.from_export(path, max_length=max_length, **kwargs)
         try:
             backbone = keras_hub.models.BertBackbone.from_preset(path)
             tokenizer = keras_hub.models.BertTokenizer.from_preset(path, strip_accents=True)
         except Exception as e:  # keras-hub raises many types here; name the directory
             raise EncoderError(f"bert:{path}: could not load a BERT model from this directory: {e}") from e
-        return cls(backbone, tokenizer, max_length=max_length, **kwargs)
+        return cls(backbone, tokenizer, max_length=max_length or 128, **kwargs)
+
+    @classmethod
+    def from_export(cls, path: str | Path, max_length: int | None = None, **kwargs) -> "BertEncoder":
+        """Rebuild a trainable BertEncoder from a relkt export of one (`bert:RUN/best`).
+
+        The architecture is read off the SavedModel's variable shapes, the weights are copied by
+        name and the tokenizer comes from the export's vocab.txt and relkt.json, so a teacher
+        trained here can seed a `bert:` student (vocabulary extension needs one).
+        """
+        import json
+
+        import keras_hub
+        import tensorflow_text  # noqa: F401  (the export tokenizes with TF Text ops)
+
+        meta = json.loads((Path(path) / "relkt.json").read_text())
+        info = meta.get("tokenizer") or {}
+        if meta.get("kind") != "bert" or info.get("type") != "wordpiece":
+            raise EncoderError(f"bert:{path}: relkt.json says kind={meta.get('kind')!r}, tokenizer={info.get('type')!r}; "
+                               "only exports of BERT encoders with a WordPiece vocabulary can be rebuilt (use hub:)")
+        saved = {v.name.split(":")[0]: v for v in tf.saved_model.load(str(path)).variables}
+        try:
+            vocab_size, hidden = saved["token_embedding/embeddings"].shape
+            layers = sum(1 for n in saved if n.startswith("transformer_layer_") and n.endswith("/self_attention_layer/query/kernel"))
+            heads = saved["transformer_layer_0/self_attention_layer/query/kernel"].shape[1]
+            backbone = keras_hub.models.BertBackbone(
+                vocabulary_size=int(vocab_size), num_layers=layers, num_heads=int(heads), hidden_dim=int(hidden),
+                intermediate_dim=int(saved["transformer_layer_0/feedforward_intermediate_dense/kernel"].shape[1]),
+                max_sequence_length=int(saved["position_embedding/embeddings"].shape[0]),
+                num_segments=int(saved["segment_embedding/embeddings"].shape[0]))
+            for w in backbone.weights:
+                w.assign(saved[w.path].numpy())
+        except KeyError as e:
+            raise EncoderError(f"bert:{path}: the SavedModel has no variable {e}; not a relkt BERT export") from None
+        vocab = (Path(path) / info.get("vocabulary", "vocab.txt")).read_text(encoding="utf-8").splitlines()
+        tokenizer = ScriptSplitTokenizer(vocabulary=vocab, lowercase=info.get("lowercase", True),
+                                         strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""))
+        return cls(backbone, tokenizer, max_length=max_length or meta.get("max_length") or 128, **kwargs)
 
     @property
     def dim(self) -> int:

@@ -55,6 +55,9 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
         "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "training": training or {},
     }
+    max_length = getattr(getattr(encoder, "inner", encoder), "max_length", None)
+    if max_length:
+        metadata["max_length"] = int(max_length)
     from relkt.analysis.tokenizer_audit import tokenizer_of, write_vocabulary
 
     tokenizer = tokenizer_of(encoder)  # a live one, or the vocabulary of the export it was loaded from

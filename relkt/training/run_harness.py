@@ -37,6 +37,7 @@ class RunState:
     history: list = field(default_factory=list)
     finished: bool = False
     stopped_early: bool = False
+    stop_reason: str = ""  # "plateau" (early stop) or "max_steps" (the step budget)
     extra: dict = field(default_factory=dict)
 
 
@@ -172,7 +173,7 @@ class RunHarness:
             self.optimizer.learning_rate.assign(new_lr)
         if decision.stop:
             log.info("early stop: no improvement in %d evaluations", self.policy.since_best)
-            self.state.stopped_early = True
+            self.state.stopped_early, self.state.stop_reason = True, "plateau"
         return decision.stop
 
     # ----- per step -------------------------------------------------------------------------
@@ -184,6 +185,12 @@ class RunHarness:
         stop = False
         if self.state.global_step % self.eval_every == 0:
             stop = self.evaluate()
+        budget = getattr(self.schedule, "max_steps", 0)
+        if not stop and budget and self.state.global_step >= budget:
+            log.info("step budget reached: %d steps (schedule.max_steps)", budget)
+            if not self.state.history or self.state.history[-1]["step"] != self.state.global_step:
+                self.evaluate()
+            self.state.stopped_early, self.state.stop_reason, stop = True, "max_steps", True
         if stop or self.state.global_step % self.checkpoint_every == 0:
             self.save_checkpoint()
         return stop
@@ -202,7 +209,7 @@ class RunHarness:
         summary = {
             **summary, "best": {"metric": self.primary_metric, "value": self.policy.best, "step": self.policy.best_step},
             "steps": self.state.global_step, "epochs_completed": self.state.epoch,
-            "stopped_early": self.state.stopped_early, "best_export": str(self.out / "best"),
+            "stopped_early": self.state.stopped_early, "stop_reason": self.state.stop_reason, "best_export": str(self.out / "best"),
         }
         atomic_write_json(self.write_dir / "summary.json", summary)
         if not self.chief:

@@ -1,0 +1,114 @@
+"""Grow a `bert:` student's WordPiece vocabulary with the characters of scripts its base cannot read.
+
+CL-ReLKT's weakest language was the one its tokenizer could not read (Hindi on mUSE, 14.5% unknown
+tokens): distillation cannot teach what arrives as [UNK]. Here every character of the training texts
+that the vocabulary cannot produce is added (as a word-initial piece and/or a `##` continuation,
+whichever WordPiece needs), the token-embedding matrix grows by that many rows, and spaceless
+scripts (Thai, ...) are split into characters so a clause is not one [UNK]. Old token ids and every
+other weight are unchanged, so the extended student starts as an exact copy of its teacher on text
+the teacher could read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from relkt.encoders.script_split_tokenizer import NO_SPACE_SCRIPTS, ScriptSplitTokenizer, script_pattern
+from relkt.errors import ConfigError
+
+INIT_CHOICES = ("mean", "unk")
+
+
+@dataclass
+class VocabExtension:
+    """What `extend_vocabulary` added: the new tokens (in id order) and where their ids start."""
+
+    tokens: list[str] = field(default_factory=list)
+    first_id: int = 0
+    split_pattern: str = ""
+
+    def summary(self) -> dict:
+        initial = sum(not t.startswith("##") for t in self.tokens)
+        return {"added_tokens": len(self.tokens), "initial_pieces": initial, "continuation_pieces": len(self.tokens) - initial,
+                "first_id": self.first_id, "split_pattern": self.split_pattern}
+
+
+def _words(tokenizer, texts: Sequence[str], batch_size: int = 1024) -> list[str]:
+    """The words WordPiece sees (after lowercasing, accent stripping and splitting), as the tokenizer makes them."""
+    from keras_hub.src.tokenizers.word_piece_tokenizer import get_special_tokens_pattern, pretokenize
+
+    pattern = get_special_tokens_pattern(tokenizer._special_tokens_for_splitting())
+    split = getattr(tokenizer, "split_pattern", "")
+    words: list[str] = []
+    for lo in range(0, len(texts), batch_size):
+        batch = tf.constant(list(texts[lo : lo + batch_size]))
+        if split:
+            batch = tf.strings.regex_replace(batch, split, r" \0 ")
+        ragged = pretokenize(batch, tokenizer.lowercase, tokenizer.strip_accents, tokenizer.split, tokenizer.split_on_cjk, pattern)
+        words.extend(w.decode("utf-8") for w in ragged.flat_values.numpy())
+    return words
+
+
+def missing_pieces(tokenizer, texts: Sequence[str], min_count: int = 1) -> list[str]:
+    """Single-character pieces WordPiece would need to read every word of `texts` without [UNK].
+
+    A word's first character must exist as a piece, every later one as `##c` (any of them may start a
+    continuation). Pieces the vocabulary has are skipped; order is most frequent first, then by text,
+    so the result (and the new ids) are the same on every run.
+    """
+    vocab = set(tokenizer.get_vocabulary())
+    counts: Counter = Counter()
+    for word in _words(tokenizer, texts):
+        if word in vocab:
+            continue
+        counts[word[0]] += 1
+        counts.update("##" + c for c in word[1:])
+    needed = [(n, t) for t, n in counts.items() if n >= min_count and t not in vocab]
+    return [t for n, t in sorted(needed, key=lambda x: (-x[0], x[1]))]
+
+
+def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "mean",
+                      split_scripts: Sequence[str] = NO_SPACE_SCRIPTS):
+    """A copy of the BertEncoder `encoder` whose vocabulary also covers `texts`; returns (encoder, VocabExtension).
+
+    New embedding rows start at the mean of the existing rows (`init="mean"`) or at [UNK]'s row
+    (`init="unk"`); they are trained like every other weight.
+    """
+    from relkt.encoders.bert_encoder import BertEncoder
+
+    if not isinstance(encoder, BertEncoder):
+        raise ConfigError(
+            f"vocabulary extension needs a bert: student (bert:PATH, minilm, or a relkt export of a BERT encoder), "
+            f"got a {type(encoder).__name__}: a hub: model such as mUSE keeps its sentencepiece vocabulary inside its "
+            "SavedModel graph, where it cannot grow")
+    if init not in INIT_CHOICES:
+        raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(INIT_CHOICES)}")
+    old = encoder.tokenizer
+    pattern = script_pattern(split_scripts)
+    settings = dict(lowercase=old.lowercase, strip_accents=old.strip_accents, split=old.split, split_on_cjk=old.split_on_cjk)
+    old_vocab = list(old.get_vocabulary())
+    # Find what is missing with the splitting the extended tokenizer will do.
+    probe = ScriptSplitTokenizer(vocabulary=old_vocab, split_pattern=pattern, **settings)
+    new_tokens = missing_pieces(probe, texts, min_count)
+    tokenizer = ScriptSplitTokenizer(vocabulary=old_vocab + new_tokens, split_pattern=pattern, **settings)
+
+    backbone = encoder.backbone
+    config = backbone.get_config()
+    config["vocabulary_size"] = len(old_vocab) + len(new_tokens)
+    grown = type(backbone).from_config(config)
+    table = backbone.token_embedding.embeddings.numpy()
+    start = table.mean(axis=0) if init == "mean" else table[old.token_to_id("[UNK]")]
+    rows = np.concatenate([table, np.repeat(start[None], len(new_tokens), axis=0)]).astype(table.dtype)
+    for target, source in zip(grown.weights, backbone.weights):
+        if target.path != source.path:
+            raise RuntimeError(f"backbone weights out of order: {target.path} vs {source.path}")
+        target.assign(rows if source is backbone.token_embedding.embeddings else source.numpy())
+    extended = BertEncoder(grown, tokenizer, max_length=encoder.max_length, name=encoder.name)
+    extended.trainable = encoder.trainable
+    return extended, VocabExtension(new_tokens, len(old_vocab), pattern)

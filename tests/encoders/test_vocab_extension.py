@@ -1,0 +1,95 @@
+import unicodedata
+
+import keras
+import numpy as np
+import pytest
+
+from tests.encoders.tiny_bert import VOCAB, tiny_bert
+
+from relkt.encoders import build_encoder
+from relkt.encoders.export import export_encoder
+from relkt.encoders.ngram_encoder import NgramEncoder
+from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
+from relkt.encoders.vocab_extension import extend_vocabulary, missing_pieces
+from relkt.errors import ConfigError
+
+ENGLISH = ["the cat sleeps at night", "the river flows into the sea."]  # all in the tiny vocabulary
+THAI = ["แมวนอนตอนกลางคืนที่บ้าน", "แม่น้ำไหลไปที่ไหน"]  # spaceless: one whitespace "word" each
+CHINESE = ["猫在睡觉", "河流向哪里"]
+OTHER = ["katzen schlafen"]  # Latin letters absent from the tiny vocabulary as pieces
+
+
+def unk_count(tokenizer, texts):
+    return int((np.concatenate([np.asarray(t) for t in tokenizer(texts)]) == tokenizer.token_to_id("[UNK]")).sum())
+
+
+def test_missing_pieces_are_first_chars_and_continuations():
+    tok = ScriptSplitTokenizer(vocabulary=VOCAB, lowercase=True, strip_accents=True)
+    # "katzen" is not a word of the vocabulary: WordPiece needs "k" to start it and "##a", "##t", ... to go on.
+    assert missing_pieces(tok, ["katzen"]) == sorted(["k", "##a", "##t", "##z", "##e", "##n"], key=lambda t: (1, t))
+    # A word the vocabulary has needs nothing; min_count drops rare pieces ("k" occurs once, "##a" twice).
+    assert missing_pieces(tok, ["the cat"]) == []
+    assert missing_pieces(tok, ["katzen kanal"], min_count=2) == ["##a", "##n", "k"]
+
+
+def test_extension_grows_embeddings_keeps_old_ids_and_uses_new_ones():
+    base = tiny_bert()
+    texts = ENGLISH + THAI + CHINESE + OTHER
+    before = base.encode(texts)
+    old_ids = [np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)]
+    assert unk_count(base.tokenizer, THAI + CHINESE + OTHER) > 0
+    student, ext = extend_vocabulary(base, texts)
+    n_old, n_new = len(VOCAB), len(ext.tokens)
+    assert ext.first_id == n_old and n_new > 0
+    table = student.backbone.token_embedding.embeddings.numpy()
+    assert table.shape == (n_old + n_new, 16)
+    np.testing.assert_array_equal(table[:n_old], base.backbone.token_embedding.embeddings.numpy())
+    np.testing.assert_allclose(table[n_old:], np.repeat(table[:n_old].mean(0, keepdims=True), n_new, 0), rtol=1e-6)
+    # Old words keep their ids and the English embeddings are unchanged; the new scripts use only new ids.
+    assert [np.asarray(t).tolist() for t in student.tokenizer(ENGLISH)] == old_ids
+    np.testing.assert_array_equal(student.encode(ENGLISH), before[:2])
+    assert unk_count(student.tokenizer, THAI + CHINESE + OTHER) == 0
+    thai_ids = np.asarray(student.tokenizer(THAI[:1])[0])
+    # One piece per character; accent stripping (as the teacher's tokenizer does) drops the vowel/tone marks.
+    letters = [c for c in THAI[0] if unicodedata.category(c) != "Mn"]
+    assert len(thai_ids) == len(letters) and (thai_ids >= n_old).all()
+    # Every other weight is copied.
+    for w, w0 in zip(student.backbone.weights[1:], base.backbone.weights[1:]):
+        np.testing.assert_array_equal(w.numpy(), w0.numpy())
+    # init="unk" starts new rows at [UNK]'s row.
+    unk_student, _ = extend_vocabulary(base, THAI, init="unk")
+    np.testing.assert_array_equal(unk_student.backbone.token_embedding.embeddings.numpy()[-1], table[VOCAB.index("[UNK]")])
+
+
+def test_extended_student_round_trips_through_config_keras_file_and_exports(tmp_path):
+    student, ext = extend_vocabulary(tiny_bert(), ENGLISH + THAI + CHINESE)
+    texts = ENGLISH + THAI + CHINESE
+    expected = student.encode(texts)
+    # get_config / from_config (the checkpointed structure), and the .keras format
+    clone = student.__class__.from_config(student.get_config())
+    clone.set_weights(student.get_weights())
+    np.testing.assert_allclose(clone.encode(texts), expected, atol=1e-6)
+    student.save(tmp_path / "student.keras")
+    loaded = keras.saving.load_model(tmp_path / "student.keras")
+    assert loaded.tokenizer.split_pattern == ext.split_pattern
+    np.testing.assert_allclose(loaded.encode(texts), expected, atol=1e-6)
+    # The hub-compatible export tokenizes in-graph with the extended vocabulary; bert: rebuilds a trainable copy.
+    export = export_encoder(student, tmp_path / "export")
+    assert (export / "vocab.txt").read_text(encoding="utf-8").splitlines()[-len(ext.tokens):] == ext.tokens
+    np.testing.assert_allclose(build_encoder(f"hub:{export}", trainable=False).encode(texts), expected, atol=1e-5)
+    rebuilt = build_encoder(f"bert:{export}")
+    assert rebuilt.tokenizer.split_pattern == ext.split_pattern and rebuilt.trainable
+    np.testing.assert_allclose(rebuilt.encode(texts), expected, atol=1e-5)
+
+
+def test_script_split_tokenizer_config_round_trip():
+    tok = ScriptSplitTokenizer(vocabulary=VOCAB, lowercase=True, strip_accents=True, split_pattern=r"[\p{Thai}]")
+    again = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(tok))
+    assert isinstance(again, ScriptSplitTokenizer) and again.get_config() == tok.get_config()
+
+
+def test_extension_needs_a_bert_encoder_and_a_known_init():
+    with pytest.raises(ConfigError, match="needs a bert: student"):
+        extend_vocabulary(NgramEncoder(dim=8, num_buckets=64), THAI)
+    with pytest.raises(ConfigError, match="valid: mean, unk"):
+        extend_vocabulary(tiny_bert(), THAI, init="zeros")
