@@ -81,6 +81,8 @@ class StudentTrainer:
             pool = pool.subset(question_langs=keep, candidate_langs=keep)
         else:
             pool = pool.subset(question_langs=[d.source_lang], candidate_langs=[d.source_lang])
+        # Vocabulary extension reads every training text of the student's languages (not just the sampled examples).
+        self.language_texts = sorted(set(pool.question_texts()) | set(pool.candidate_texts(d.with_context)))
         if d.max_train_questions:
             src = [i for i, q in enumerate(pool.questions) if q.lang == d.source_lang]
             sources = LareqaPool([pool.questions[i] for i in src], pool.candidates, [pool.gold[i] for i in src])
@@ -147,7 +149,7 @@ class StudentTrainer:
         if spec.startswith(("hub:", "muse")) and getattr(student, "metadata", {}).get("kind") == "bert":
             raise ConfigError(f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
                               f"use student.spec=bert:{spec.partition(':')[2]}")
-        texts = sorted(set(self.examples.q_target) | set(self.examples.d_student))
+        texts = sorted(set(self.language_texts) | set(self.examples.q_target) | set(self.examples.d_student))
         try:
             student, ext = extend_vocabulary(student, texts, v.min_count, v.init, v.split_scripts)
         except ConfigError as e:
