@@ -48,7 +48,7 @@ class VocabExtensionSection:
 
     enabled: bool = False
     min_count: int = 1  # a piece must be needed this many times in the training texts
-    init: Literal["mean", "unk"] = "mean"  # new embedding rows: mean of the old rows, or [UNK]'s row
+    init: Literal["random", "mean", "unk"] = "random"  # new rows: mean row + noise of the old rows' spread, mean row, [UNK]'s row
     split_scripts: list[str] = field(default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"])
 
     def validate(self) -> None:

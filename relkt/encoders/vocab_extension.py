@@ -22,7 +22,7 @@ import tensorflow as tf
 from relkt.encoders.script_split_tokenizer import NO_SPACE_SCRIPTS, ScriptSplitTokenizer, script_pattern
 from relkt.errors import ConfigError
 
-INIT_CHOICES = ("mean", "unk")
+INIT_CHOICES = ("random", "mean", "unk")
 
 
 @dataclass
@@ -73,12 +73,15 @@ def missing_pieces(tokenizer, texts: Sequence[str], min_count: int = 1) -> list[
     return [t for n, t in sorted(needed, key=lambda x: (-x[0], x[1]))]
 
 
-def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "mean",
-                      split_scripts: Sequence[str] = NO_SPACE_SCRIPTS):
+def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
+                      split_scripts: Sequence[str] = NO_SPACE_SCRIPTS, seed: int = 0):
     """A copy of the BertEncoder `encoder` whose vocabulary also covers `texts`; returns (encoder, VocabExtension).
 
-    New embedding rows start at the mean of the existing rows (`init="mean"`) or at [UNK]'s row
-    (`init="unk"`); they are trained like every other weight.
+    New embedding rows start (`init`) at `random`: the mean row plus Gaussian noise with the old rows'
+    per-dimension spread (seeded), so different characters are told apart from the first step and
+    texts sharing characters already embed close; `mean`: all at the mean row; `unk`: all at [UNK]'s
+    row (both leave every new character identical until training separates them). They are trained
+    like every other weight.
     """
     from relkt.encoders.bert_encoder import BertEncoder
 
@@ -103,8 +106,13 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
     config["vocabulary_size"] = len(old_vocab) + len(new_tokens)
     grown = type(backbone).from_config(config)
     table = backbone.token_embedding.embeddings.numpy()
-    start = table.mean(axis=0) if init == "mean" else table[old.token_to_id("[UNK]")]
-    rows = np.concatenate([table, np.repeat(start[None], len(new_tokens), axis=0)]).astype(table.dtype)
+    if init == "unk":
+        new_rows = np.repeat(table[old.token_to_id("[UNK]")][None], len(new_tokens), axis=0)
+    else:
+        new_rows = np.repeat(table.mean(axis=0)[None], len(new_tokens), axis=0)
+        if init == "random":
+            new_rows = new_rows + np.random.default_rng(seed).normal(size=new_rows.shape) * table.std(axis=0)
+    rows = np.concatenate([table, new_rows]).astype(table.dtype)
     for target, source in zip(grown.weights, backbone.weights):
         if target.path != source.path:
             raise RuntimeError(f"backbone weights out of order: {target.path} vs {source.path}")

@@ -38,7 +38,7 @@ def test_extension_grows_embeddings_keeps_old_ids_and_uses_new_ones():
     before = base.encode(texts)
     old_ids = [np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)]
     assert unk_count(base.tokenizer, THAI + CHINESE + OTHER) > 0
-    student, ext = extend_vocabulary(base, texts)
+    student, ext = extend_vocabulary(base, texts, init="mean")
     n_old, n_new = len(VOCAB), len(ext.tokens)
     assert ext.first_id == n_old and n_new > 0
     table = student.backbone.token_embedding.embeddings.numpy()
@@ -56,6 +56,12 @@ def test_extension_grows_embeddings_keeps_old_ids_and_uses_new_ones():
     # Every other weight is copied.
     for w, w0 in zip(student.backbone.weights[1:], base.backbone.weights[1:]):
         np.testing.assert_array_equal(w.numpy(), w0.numpy())
+    # init="random" (the default): distinct rows around the mean with the old rows' spread, fixed by the seed.
+    rand, _ = extend_vocabulary(base, texts, seed=3)
+    new_rows = rand.backbone.token_embedding.embeddings.numpy()[n_old:]
+    assert len(np.unique(new_rows.round(6), axis=0)) == n_new
+    np.testing.assert_array_equal(new_rows, extend_vocabulary(base, texts, seed=3)[0].backbone.token_embedding.embeddings.numpy()[n_old:])
+    assert 0.3 < new_rows.std() / table[:n_old].std() < 3
     # init="unk" starts new rows at [UNK]'s row.
     unk_student, _ = extend_vocabulary(base, THAI, init="unk")
     np.testing.assert_array_equal(unk_student.backbone.token_embedding.embeddings.numpy()[-1], table[VOCAB.index("[UNK]")])
@@ -91,5 +97,5 @@ def test_script_split_tokenizer_config_round_trip():
 def test_extension_needs_a_bert_encoder_and_a_known_init():
     with pytest.raises(ConfigError, match="needs a bert: student"):
         extend_vocabulary(NgramEncoder(dim=8, num_buckets=64), THAI)
-    with pytest.raises(ConfigError, match="valid: mean, unk"):
+    with pytest.raises(ConfigError, match="valid: random, mean, unk"):
         extend_vocabulary(tiny_bert(), THAI, init="zeros")
