@@ -172,17 +172,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args) -> int:
     from relkt.data.lareqa_pool import LareqaPool
     from relkt.encoders import build_encoder
+    from relkt.encoders.registry import named_specs
     from relkt.io import atomic_write_json, atomic_write_text
     from relkt.metrics import LareqaEvaluator
 
-    specs = {}
-    for item in args.encoder:
-        name, sep, spec = item.partition("=")
-        if not sep or not name or not spec:
-            raise ConfigError(f"--encoder {item!r}: expected NAME=SPEC, e.g. student=hub:runs/s/best")
-        if name in specs:
-            raise ConfigError(f"--encoder: the name {name!r} is used twice")
-        specs[name] = spec
+    specs = named_specs(args.encoder)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     fractions = tuple(float(x) for x in args.split_fractions.split(","))

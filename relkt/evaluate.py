@@ -10,6 +10,7 @@ import argparse
 import logging
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 from relkt.data.sources import ENV_VAR
@@ -29,7 +30,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--langs", default=None, help="comma-separated language codes (default: all found)")
     p.add_argument("--with-context", action="store_true", help="encode candidates as sentence + context")
     p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--output", default=None, help="write the results as JSON here")
+    p.add_argument("--output", default=None, help="write the results as JSON here (and per-question scores beside it, "
+                   "OUTPUT with .per_question.npz, for trainers/compare.py's significance tests)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p.parse_args(argv)
 
@@ -88,8 +90,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(format_table(results))
     if args.output:
         atomic_write_json(args.output, results)
-        print(f"wrote {args.output}")
+        npz = write_per_question(per_question_path(args.output), evaluator)
+        print(f"wrote {args.output} and {npz}")
     return 0
+
+
+def per_question_path(output: str | Path) -> Path:
+    """Where `--output` results keep their per-question scores: `x.json` -> `x.per_question.npz`."""
+    output = Path(output)
+    return output.with_name(output.stem + ".per_question.npz")
+
+
+def write_per_question(path: Path, evaluator) -> Path:
+    """Per-question LAReQA AP and XX->EN hit@1 with each question's qas_id and language (atomically), so two
+    runs over the same split can be compared question by question without encoding again."""
+    import numpy as np
+
+    pool, per_q = evaluator.pool, evaluator.per_question
+    arrays = {"qas_id": np.array([q.qas_id for q in pool.questions]), "lang": np.asarray(pool.question_langs, dtype=str),
+              "AP": per_q["lareqa"]["AP"]}
+    if "xx_en" in per_q:
+        arrays["xx_en_hit1"] = per_q["xx_en"]["hit@1"]
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+    tmp.replace(path)
+    return path
 
 
 class _Quiet:

@@ -38,3 +38,51 @@ def test_sweep_runs_each_ablation_and_tabulates(synthetic_data, tmp_path):
     saved = yaml.safe_load((tmp_path / "run" / "sweep" / "objective=q" / "config.yaml").read_text())
     assert saved["distill"]["objective"] == "q"  # the settings live in the run's config, not only its name
     assert "| distill.objective | best | best_step |" in (tmp_path / "run" / "sweep" / "sweep.md").read_text()
+
+
+def test_evaluate_writes_per_question_scores_that_compare_tests(tiny_data, tmp_path, capsys):
+    import numpy as np
+
+    from relkt import evaluate
+
+    out = tmp_path / "a" / "test.json"
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all", "--output", str(out), "--no-progress"]) == 0
+    with np.load(tmp_path / "a" / "test.per_question.npz") as z:
+        assert sorted(z["lang"].tolist()) == ["de"] * 6 + ["en"] * 6 and len(set(z["qas_id"].tolist())) == 6
+        # The per-question values average to the summary the JSON reports.
+        assert np.isclose(z["AP"].mean(), json.loads(out.read_text())["lareqa"]["mAP"])
+        assert np.isclose(z["xx_en_hit1"][z["lang"] == "de"].mean(), json.loads(out.read_text())["xx_en"]["de"]["P@1"])
+    capsys.readouterr()
+    assert load("compare").main([str(out), str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "| all (XX->EN: non-English) | +0.00 |" in printed and "| de | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed
+
+
+def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, capsys):
+    import numpy as np
+
+    results = {"lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}, "en": {"mAP": 0.5}}},
+               "xx_en": {"de": {"P@1": 0.5}, "en": {"P@1": 0.5}}}
+    ids = np.array([f"q{i}" for i in range(30)] * 2)
+    langs = np.array(["de"] * 30 + ["en"] * 30)
+    # Run a gets German questions q0..q9 right at P@1, run b q5..q29: only a = 5 (q0-q4), only b = 20 (q10-q29).
+    hit_a = np.r_[np.arange(30) < 10, np.ones(30, bool)].astype(float)
+    hit_b = np.r_[np.arange(30) >= 5, np.ones(30, bool)].astype(float)
+    for name, hit in (("a", hit_a), ("b", hit_b)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(results))
+        order = np.arange(60)[::-1] if name == "b" else np.arange(60)  # b stored in another order
+        np.savez(tmp_path / f"{name}.per_question.npz", qas_id=ids[order], lang=langs[order], AP=hit[order], xx_en_hit1=hit[order])
+    assert load("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    printed = capsys.readouterr().out
+    # 25 discordant pairs: chi2 = (|5 - 20| - 1)^2 / 25 = 7.84, p = 0.0051. mAP (AP = hit here): +15/30 = +50 points for de.
+    assert "| de | +50.00* |" in printed and "| 5 / 20 | 0.005* |" in printed
+    assert "| en | +0.00 | [+0.00, +0.00] | - | - |" in printed
+
+
+def test_compare_without_per_question_scores_still_prints_the_table(tmp_path, capsys):
+    results = {"lareqa": {"mAP": 0.5, "per_language": {"en": {"mAP": 0.5}}}, "xx_en": {"en": {"P@1": 0.5}}}
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(results))
+    assert load("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    printed = capsys.readouterr().out
+    assert "| en | 50.00 | 50.00 |" in printed and "no per-question scores beside" in printed

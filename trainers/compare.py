@@ -1,30 +1,120 @@
-"""Print results.json files from relkt.evaluate side by side (LAReQA mAP and XX->EN P@1 per language).
+"""Print results.json files from relkt.evaluate side by side (LAReQA mAP and XX->EN P@1 per language), and
+whether each run's differences from the one before it are significant.
 
     python trainers/compare.py runs/x/zero_shot_test.json runs/x/teacher/test.json runs/x/student/test.json
+
+Significance needs the per-question scores relkt.evaluate writes beside each result
+(`test.per_question.npz`): a paired bootstrap CI of the LAReQA mAP difference and McNemar's test on
+XX->EN P@1, per question language, over the same questions (matched by qas_id and language).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Sequence
+
+import numpy as np
 
 
-def main(argv: list[str] | None = None) -> None:
-    paths = [Path(p) for p in (argv if argv is not None else sys.argv[1:])]
-    results = [json.loads(p.read_text()) for p in paths]
-    names = [p.parent.name if p.name == "test.json" else p.stem for p in paths]
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python trainers/compare.py", description=__doc__.split("\n")[0])
+    p.add_argument("results", nargs="+", help="results JSON files written by relkt.evaluate --output")
+    p.add_argument("--against", choices=("previous", "first"), default="previous",
+                   help="significance of each run against the run before it, or against the first")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the mAP CI")
+    p.add_argument("--seed", type=int, default=0)
+    return p.parse_args(argv)
+
+
+def name_of(path: Path) -> str:
+    return path.parent.name if path.name == "test.json" else path.stem
+
+
+def side_by_side(names: list[str], results: list[dict]) -> list[str]:
     langs = sorted(results[0]["lareqa"]["per_language"])
-    print("| lang | " + " | ".join(f"{n} mAP" for n in names) + " | " + " | ".join(f"{n} XX->EN P@1" for n in names) + " |")
-    print("|---" * (1 + 2 * len(names)) + "|")
+    lines = ["| lang | " + " | ".join(f"{n} mAP" for n in names) + " | " + " | ".join(f"{n} XX->EN P@1" for n in names) + " |",
+             "|---" * (1 + 2 * len(names)) + "|"]
     for lang in langs:
         maps = [f"{100 * r['lareqa']['per_language'][lang]['mAP']:.2f}" for r in results]
-        p1 = [f"{100 * r['xx_en'][lang]['P@1']:.2f}" for r in results]
-        print(f"| {lang} | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
+        p1 = [f"{100 * r['xx_en'][lang]['P@1']:.2f}" if lang in r.get("xx_en", {}) else "-" for r in results]
+        lines.append(f"| {lang} | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
     maps = [f"**{100 * r['lareqa']['mAP']:.2f}**" for r in results]
-    p1 = [f"{100 * sum(v['P@1'] for v in r['xx_en'].values()) / len(r['xx_en']):.2f} (mean)" for r in results]
-    print("| all | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
+    p1 = [f"{100 * np.mean([v['P@1'] for v in r['xx_en'].values()]):.2f} (mean)" if r.get("xx_en") else "-" for r in results]
+    lines.append("| all | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
+    return lines
+
+
+def load_per_question(path: Path) -> dict[str, np.ndarray]:
+    from relkt.evaluate import per_question_path
+
+    npz = per_question_path(path)
+    if not npz.exists():
+        raise FileNotFoundError(f"{npz}: no per-question scores beside {path}; re-run relkt.evaluate with --output {path}")
+    with np.load(npz) as z:
+        return {k: z[k] for k in z.files}
+
+
+def align(a: dict, b: dict, a_path: Path, b_path: Path) -> tuple[dict, dict]:
+    """The two runs' per-question arrays restricted to their common (qas_id, lang) questions, same order."""
+    key_a = np.char.add(np.char.add(a["qas_id"].astype(str), "\x00"), a["lang"].astype(str))
+    key_b = np.char.add(np.char.add(b["qas_id"].astype(str), "\x00"), b["lang"].astype(str))
+    common, ia, ib = np.intersect1d(key_a, key_b, return_indices=True)
+    if not len(common):
+        raise ValueError(f"{a_path} and {b_path} share no question: were they scored on the same split?")
+    return {k: v[ia] for k, v in a.items()}, {k: v[ib] for k, v in b.items()}
+
+
+def significance_rows(a: dict, b: dict, n_boot: int, seed: int) -> list[dict]:
+    """Per language and overall: mAP delta (b - a) with its paired-bootstrap CI, and McNemar on XX->EN P@1."""
+    from relkt.analysis import mcnemar, paired_bootstrap
+
+    rows = []
+    for lang in sorted(set(a["lang"].tolist())) + ["all"]:
+        m = np.ones(len(a["lang"]), bool) if lang == "all" else a["lang"] == lang
+        ok = m & np.isfinite(a["AP"]) & np.isfinite(b["AP"])
+        row = {"lang": lang, "mAP": paired_bootstrap(a["AP"][ok], b["AP"][ok], n_boot, seed=seed)}
+        if "xx_en_hit1" in a and "xx_en_hit1" in b and lang != "en":
+            sel = m & (a["lang"] != "en")  # XX->EN: the non-English question languages
+            row["xx_en_P@1"] = mcnemar(a["xx_en_hit1"][sel] > 0, b["xx_en_hit1"][sel] > 0)
+        rows.append(row)
+    return rows
+
+
+def significance_lines(a_name: str, b_name: str, rows: list[dict]) -> list[str]:
+    lines = [f"{b_name} vs {a_name}: mAP difference (points, 95% paired-bootstrap CI) and XX->EN P@1 McNemar "
+             f"(questions only {a_name} / only {b_name} got right, p); * = significant at 0.05",
+             "| lang | mAP delta | 95% CI | XX->EN P@1 only a / only b | McNemar p |", "|---|---|---|---|---|"]
+    for r in rows:
+        m = r["mAP"]
+        ci = f"[{100 * m['low']:+.2f}, {100 * m['high']:+.2f}]"
+        delta = f"{100 * m['delta']:+.2f}{'*' if m['significant'] else ''}"
+        x = r.get("xx_en_P@1")
+        mc = (f"{x['only_a']} / {x['only_b']}", f"{x['p_value']:.3f}{'*' if x['p_value'] < 0.05 else ''}") if x else ("-", "-")
+        lang = "all (XX->EN: non-English)" if r["lang"] == "all" else r["lang"]
+        lines.append(f"| {lang} | {delta} | {ci} | {mc[0]} | {mc[1]} |")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    paths = [Path(p) for p in args.results]
+    results = [json.loads(p.read_text()) for p in paths]
+    names = [name_of(p) for p in paths]
+    print("\n".join(side_by_side(names, results)))
+    for i in range(1, len(paths)):
+        j = 0 if args.against == "first" else i - 1
+        try:
+            a, b = align(load_per_question(paths[j]), load_per_question(paths[i]), paths[j], paths[i])
+        except (FileNotFoundError, ValueError) as e:
+            print(f"\n(no significance for {names[i]} vs {names[j]}: {e})")
+            continue
+        print()
+        print("\n".join(significance_lines(names[j], names[i], significance_rows(a, b, args.bootstrap, args.seed))))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -44,3 +44,18 @@ def build_encoder(spec: str, trainable: bool = True, **options):
         raise EncoderError(f"unknown encoder spec {spec!r}; valid: {', '.join(ENCODER_KINDS)}")
     encoder.trainable = trainable
     return encoder
+
+
+def named_specs(items: list[str]) -> dict[str, str]:
+    """`--encoder NAME=SPEC` arguments of the report CLIs as {name: spec}; names unique, order kept."""
+    from relkt.errors import ConfigError
+
+    specs: dict[str, str] = {}
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise ConfigError(f"--encoder {item!r}: expected NAME=SPEC, e.g. student=hub:runs/s/best")
+        if name in specs:
+            raise ConfigError(f"--encoder: the name {name!r} is used twice")
+        specs[name] = spec
+    return specs

@@ -1,0 +1,37 @@
+"""relkt.audit: tokenizer coverage per language, from the encoders' own tokenizers (no encoding)."""
+
+import json
+
+from tests.conftest import ARTICLES
+from tests.encoders.tiny_bert import tiny_bert
+
+from relkt import audit
+from relkt.encoders.export import export_encoder
+from relkt.encoders.vocab_extension import extend_vocabulary
+
+
+def test_audit_shows_extension_removing_unknown_pieces(tiny_data, tmp_path, capsys):
+    base = tiny_bert()
+    german = [q for _, _, qas in ARTICLES["de"] for _, q, _ in qas]
+    extended, _ = extend_vocabulary(base, german)
+    specs = [f"base=hub:{export_encoder(base, tmp_path / 'base')}", f"extended=hub:{export_encoder(extended, tmp_path / 'ext')}",
+             "hashing=ngram"]
+    out = tmp_path / "audit.json"
+    args = sum((["--encoder", s] for s in specs), []) + ["--data-dir", str(tiny_data), "--split", "all", "--output", str(out)]
+    assert audit.main(args) == 0
+    captured = capsys.readouterr()
+    assert "hashing (ngram): no WordPiece tokenizer to audit; skipped" in captured.err
+    audits = json.loads(out.read_text())["audits"]
+    assert audits["hashing"] is None
+    # The tiny English vocabulary lacks most German words: every German question has an [UNK]; the
+    # extension built from those questions leaves none, and adds no [UNK] elsewhere (its letters also
+    # spell English words the tiny vocabulary lacks, e.g. "Rhine").
+    assert audits["base"]["de"]["texts_with_unk"] == 1.0 and audits["extended"]["de"]["unk_rate"] == 0.0
+    assert audits["extended"]["en"]["unk_rate"] < audits["base"]["en"]["unk_rate"] and audits["base"]["de"]["n_texts"] == 6
+    de_row = next(l for l in captured.out.splitlines() if l.startswith("| de |"))
+    assert "/ 100.0 /" in de_row and de_row.split("|")[3].strip().startswith("0.0 / 0.0 /")
+
+
+def test_audit_rejects_an_unnamed_encoder(tiny_data, capsys):
+    assert audit.main(["--encoder", "ngram", "--data-dir", str(tiny_data)]) == 2
+    assert "expected NAME=SPEC" in capsys.readouterr().err
