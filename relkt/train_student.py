@@ -133,7 +133,7 @@ class StudentTrainer:
             out, self.student, self.optimizer, evaluate=lambda: LareqaEvaluator.flat(evaluator(quiet)),
             primary_metric=c.eval.primary_metric, eval_every=c.eval.every_steps, schedule=c.schedule,
             training_info={"stage": "student", "teacher": c.teacher.spec, "student_base": student_spec, "config": to_dict(c)},
-            checkpoint_every=c.schedule.checkpoint_every, chief=self.chief,
+            checkpoint_every=c.schedule.checkpoint_every, chief=self.chief, eval_at_start=c.eval.at_start,
         )
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
         log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
@@ -176,6 +176,7 @@ class StudentTrainer:
         if h.state.finished:
             log.info("%s: this run already finished (summary.json); nothing to do", c.output_dir)
             return {**json.loads((h.out / "summary.json").read_text()), "already_finished": True}
+        h.evaluate_at_start()
         bs = c.distill.batch_size
         steps = math.ceil(len(self.examples) / bs)
         callback = HarnessCallback(h)

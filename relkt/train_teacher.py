@@ -81,7 +81,7 @@ class TeacherTrainer:
             evaluate=lambda: LareqaEvaluator.flat(evaluator(quiet)),
             primary_metric=c.eval.primary_metric, eval_every=c.eval.every_steps, schedule=c.schedule,
             training_info={"stage": "teacher", "base_encoder": c.encoder.spec, "config": to_dict(c)},
-            checkpoint_every=c.schedule.checkpoint_every, chief=self.chief,
+            checkpoint_every=c.schedule.checkpoint_every, chief=self.chief, eval_at_start=c.eval.at_start,
         )
         self.harness.extra_arrays = lambda: {"negatives": self.negatives, "epoch_pairs": self.epoch_pairs}
         log.info("teacher: %d anchors from %d %s questions, %d %s candidates (%s)", len(q_idx), len(pool.questions),
@@ -162,6 +162,7 @@ class TeacherTrainer:
         if h.state.finished:
             log.info("%s: this run already finished (summary.json); nothing to do", c.output_dir)
             return {**json.loads((h.out / "summary.json").read_text()), "already_finished": True}
+        h.evaluate_at_start()
         bs = c.triplet.batch_size
         total_epochs = m.bm25_epochs + m.online_epochs
         callback = HarnessCallback(h)

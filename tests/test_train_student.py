@@ -139,3 +139,22 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
                                                              "data.student_langs": ["th"]})
     with pytest.raises(Exception, match="use student.spec=bert:"):
         train_student.StudentTrainer(load_config(StudentConfig, bad))
+
+
+def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, tmp_path):
+    from relkt.metrics import LareqaEvaluator
+    from relkt.training.common import dev_pool
+
+    cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **{
+        "eval.at_start": True, "distill.epochs": 1}))
+    trainer = train_student.StudentTrainer(cfg)
+    teacher_dev = LareqaEvaluator(dev_pool(cfg))(trainer.teacher)["xx_en"]["de"]["P@1"]
+    summary = trainer.run()
+    history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    # Step 0 scores the untrained student, a copy of the teacher: the teacher's own dev score.
+    assert history[0]["step"] == 0 and history[0]["primary"] == pytest.approx(teacher_dev)
+    assert history[1]["step"] == 5 and all(h["step"] % 5 == 0 or h["step"] == summary["steps"] for h in history[1:])
+    assert summary["best"]["value"] >= teacher_dev
+    # A rerun of the finished run does not evaluate again.
+    assert train_student.StudentTrainer(cfg).run()["already_finished"]
+    assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == len(history)

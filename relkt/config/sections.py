@@ -43,6 +43,7 @@ class EvalSection:
     primary_metric: str = "xx_en/en/P@1"  # any key relkt.evaluate reports, e.g. lareqa/mAP, xx_en/P@1
     max_questions: int = 0  # 0 = all dev questions
     batch_size: int = 128
+    at_start: bool = False  # also evaluate before the first step: the starting point, best export until beaten
 
     def validate(self) -> None:
         if self.every_steps < 1:

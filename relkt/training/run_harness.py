@@ -61,6 +61,7 @@ class RunHarness:
         training_info: dict[str, Any],
         checkpoint_every: int = 0,
         chief: bool = True,
+        eval_at_start: bool = False,
     ):
         self.out = Path(output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -72,6 +73,7 @@ class RunHarness:
         self.encoder, self.optimizer, self.evaluate_fn = encoder, optimizer, evaluate
         self.primary_metric, self.eval_every = primary_metric, eval_every
         self.checkpoint_every = checkpoint_every or eval_every
+        self.eval_at_start = eval_at_start
         self.schedule, self.training_info = schedule, training_info
         self.state = RunState(learning_rate=schedule.learning_rate)
         self.policy = PlateauPolicy(schedule.lr_patience, schedule.early_stop_patience)
@@ -175,6 +177,14 @@ class RunHarness:
             log.info("early stop: no improvement in %d evaluations", self.policy.since_best)
             self.state.stopped_early, self.state.stop_reason = True, "plateau"
         return decision.stop
+
+    def evaluate_at_start(self) -> None:
+        """With `eval_at_start`, score the untrained model once (step 0) so metrics.jsonl holds the starting
+        point and `best/` is only replaced by a model that beats it (a student that never beats its
+        starting copy of the teacher says so). Skipped on resume."""
+        if self.eval_at_start and self.state.global_step == 0 and not self.state.history:
+            self.evaluate()
+            self.save_checkpoint()
 
     # ----- per step -------------------------------------------------------------------------
     def after_step(self, logs: dict | None) -> bool:
