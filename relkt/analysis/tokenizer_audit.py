@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-import tensorflow as tf
 
 
 def tokenizer_of(encoder):
@@ -38,6 +37,8 @@ def tokenizer_info(tokenizer) -> dict:
 
 def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512) -> dict:
     """unk_rate (share of pieces that are [UNK]), texts_with_unk, pieces_per_word, n_texts."""
+    import tensorflow as tf  # here, not at import: relkt.analysis also serves TF-free tools (trainers/compare.py)
+
     unk = tokenizer.token_to_id("[UNK]")
     fn = tf.function(lambda s: tokenizer(s), input_signature=[tf.TensorSpec([None], tf.string)])
     n_unk = n_pieces = n_with_unk = 0
