@@ -76,7 +76,9 @@ def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, cap
     printed = capsys.readouterr().out
     # 25 discordant pairs: chi2 = (|5 - 20| - 1)^2 / 25 = 7.84, p = 0.0051. mAP (AP = hit here): +15/30 = +50 points for de.
     assert "| de | +50.00* |" in printed and "| 5 / 20 | 0.005* |" in printed
-    assert "| en | +0.00 | [+0.00, +0.00] | - | - |" in printed
+    # English questions (EN->EN): both runs right on all 30; the overall row counts only non-English questions.
+    assert "| en | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed and "| all (XX->EN: non-English) | +25.00* |" in printed
+    assert "| 5 / 20 | 0.005* |" in printed.split("| all")[-1]
 
 
 def test_compare_without_per_question_scores_still_prints_the_table(tmp_path, capsys):

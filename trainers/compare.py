@@ -76,8 +76,8 @@ def significance_rows(a: dict, b: dict, n_boot: int, seed: int) -> list[dict]:
         m = np.ones(len(a["lang"]), bool) if lang == "all" else a["lang"] == lang
         ok = m & np.isfinite(a["AP"]) & np.isfinite(b["AP"])
         row = {"lang": lang, "mAP": paired_bootstrap(a["AP"][ok], b["AP"][ok], n_boot, seed=seed)}
-        if "xx_en_hit1" in a and "xx_en_hit1" in b and lang != "en":
-            sel = m & (a["lang"] != "en")  # XX->EN: the non-English question languages
+        if "xx_en_hit1" in a and "xx_en_hit1" in b:
+            sel = m & (a["lang"] != "en") if lang == "all" else m  # "all": the non-English question languages
             row["xx_en_P@1"] = mcnemar(a["xx_en_hit1"][sel] > 0, b["xx_en_hit1"][sel] > 0)
         rows.append(row)
     return rows
