@@ -113,7 +113,7 @@ class StudentTrainer:
                 student = ProjectedEncoder(student, self.teacher.dim)
             self.student = student
             self.model = PairModel(self.student)
-            self.model.compile(optimizer=keras.optimizers.Adam(c.schedule.learning_rate),
+            self.model.compile(optimizer=self._optimizer(),
                                loss=DistillationLoss(dist.gamma, dist.beta, dist.lam, dist.omega, dist.distance, dist.objective),
                                metrics=term_metrics(dist.distance))
         self.metric_fns = term_metrics(dist.distance)  # the same measurements for the strategy.run loop
@@ -157,6 +157,19 @@ class StudentTrainer:
         self.vocab_extension = ext
         log.info("vocabulary extension: %s", {k: val for k, val in ext.summary().items() if k != "split_pattern"})
         return student
+
+    def _optimizer(self):
+        """Adam; with vocabulary extension and a new-rows multiplier, Adam whose steps on the new embedding
+        rows are that many times larger (the rows start untrained, the rest is fine-tuned)."""
+        import keras
+
+        from relkt.training.row_scaled_adam import RowScaledAdam
+
+        lr, mult = self.config.schedule.learning_rate, self.config.student.extend_vocab.new_rows_lr_multiplier
+        if self.vocab_extension is None or mult == 1.0:
+            return keras.optimizers.Adam(lr)
+        table = getattr(self.student, "inner", self.student).backbone.token_embedding.embeddings  # also under a projection
+        return RowScaledAdam(lr, row_scales={table.path: (self.vocab_extension.first_id, mult)})
 
     def _dataset(self, rows):
         import tensorflow as tf

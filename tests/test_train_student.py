@@ -158,3 +158,31 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
     # A rerun of the finished run does not evaluate again.
     assert train_student.StudentTrainer(cfg).run()["already_finished"]
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == len(history)
+
+
+def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
+    """The same extended student trained with new_rows_lr_multiplier 1 and 20: the new rows move about
+    20 times as far (Adam's step is ~lr per step), the old rows about as far as before."""
+    from tests.conftest import make_synthetic_lareqa
+    from tests.encoders.tiny_bert import tiny_bert
+
+    from relkt.training.row_scaled_adam import RowScaledAdam
+
+    data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
+    teacher = export_encoder(tiny_bert(), tmp_path / "teacher")
+    moved = {}
+    for mult in (1.0, 20.0):
+        cfg = student_config(tmp_path / f"m{mult:g}", data, teacher, **{
+            "student": {"spec": f"bert:{teacher}", "extend_vocab": {"enabled": True, "new_rows_lr_multiplier": mult}},
+            "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1,
+            "schedule.learning_rate": 1e-4})
+        trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+        assert isinstance(trainer.optimizer, RowScaledAdam) == (mult != 1.0)
+        first = trainer.vocab_extension.first_id
+        table = trainer.student.backbone.token_embedding.embeddings
+        before = table.numpy().copy()
+        trainer.run()
+        delta = np.abs(table.numpy() - before)
+        moved[mult] = (delta[:first].mean(), delta[first:].mean())
+    assert moved[20.0][1] > 8 * moved[1.0][1]
+    assert moved[20.0][0] < 3 * moved[1.0][0]
