@@ -155,6 +155,9 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
     assert history[0]["step"] == 0 and history[0]["primary"] == pytest.approx(teacher_dev)
     assert history[1]["step"] == 5 and all(h["step"] % 5 == 0 or h["step"] == summary["steps"] for h in history[1:])
     assert summary["best"]["value"] >= teacher_dev
+    # last/ holds the model training ended with, whatever best/ holds.
+    last = json.loads((tmp_path / "run" / "last" / "relkt.json").read_text())
+    assert summary["last_export"].endswith("last") and last["training"]["step"] == summary["steps"]
     # A rerun of the finished run does not evaluate again.
     assert train_student.StudentTrainer(cfg).run()["already_finished"]
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == len(history)

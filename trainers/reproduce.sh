@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole CL-ReLKT recipe on one setup: zero-shot score, teacher, student, and the three test scores.
 #   bash trainers/reproduce.sh quickstart        # configs/quickstart.yaml + configs/quickstart_student.yaml (minutes)
-#   bash trainers/reproduce.sh xquad_minilm      # configs/xquad_minilm_{teacher,student,student_vocab}.yaml (~1.5 h on 2 CPU cores)
+#   bash trainers/reproduce.sh xquad_minilm      # configs/xquad_minilm_{teacher,student,student_vocab}.yaml (~2 h on 2 CPU cores)
 set -euo pipefail
 more_students=""
 setup="${1:?usage: $0 quickstart|xquad_minilm|xquad_muse}"

@@ -210,16 +210,26 @@ class RunHarness:
         self.state.step_in_epoch = 0
         self.save_checkpoint()
 
+    def export_last(self) -> Path:
+        """The model as it is now, exported (hub format, atomically) to `last/`."""
+        last = self.state.history[-1] if self.state.history else {}
+        return export_encoder(self.encoder, self.write_dir / "last", training={
+            **self.training_info, "step": self.state.global_step, "epoch": self.state.epoch,
+            "dev": {self.primary_metric: last.get("primary")}})
+
     def finish(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """Final evaluation if the last step was not evaluated; write summary.json."""
+        """Final evaluation if the last step was not evaluated; export the final model to `last/` (what
+        training ended with, whether or not it beat `best/`); write summary.json."""
         if not self.state.history or self.state.history[-1]["step"] != self.state.global_step:
             self.evaluate()
+        self.export_last()
         self.state.finished = True
         self.save_checkpoint()
         summary = {
             **summary, "best": {"metric": self.primary_metric, "value": self.policy.best, "step": self.policy.best_step},
             "steps": self.state.global_step, "epochs_completed": self.state.epoch,
             "stopped_early": self.state.stopped_early, "stop_reason": self.state.stop_reason, "best_export": str(self.out / "best"),
+            "last_export": str(self.out / "last"),
         }
         atomic_write_json(self.write_dir / "summary.json", summary)
         if not self.chief:
