@@ -15,7 +15,13 @@ class PlateauDecision:
 @dataclass
 class PlateauPolicy:
     """Higher is better. After `lr_patience` evaluations without a new best the learning rate is
-    reduced (and again every `lr_patience` more); after `stop_patience` training stops."""
+    reduced (and again every `lr_patience` more); after `stop_patience` training stops.
+
+    `best` is the best value seen (what the kept model must beat). A baseline evaluation
+    (`schedule=False`, e.g. the untrained model at step 0) counts towards `best` only: patience
+    counts training evaluations against the best of them (`schedule_best`), so a student that dips
+    below its starting point before it learns is not slowed down or stopped for it.
+    """
 
     lr_patience: int = 2
     stop_patience: int = 6
@@ -23,14 +29,20 @@ class PlateauPolicy:
     best: float = float("-inf")
     best_step: int = -1
     since_best: int = 0
+    schedule_best: float = float("-inf")
 
-    def update(self, value: float, step: int) -> PlateauDecision:
-        if value > self.best + self.min_delta:
-            self.best, self.best_step, self.since_best = float(value), int(step), 0
-            return PlateauDecision(True, False, False)
+    def update(self, value: float, step: int, schedule: bool = True) -> PlateauDecision:
+        improved = value > self.best + self.min_delta
+        if improved:
+            self.best, self.best_step = float(value), int(step)
+        if not schedule:
+            return PlateauDecision(improved, False, False)
+        if value > self.schedule_best + self.min_delta:
+            self.schedule_best, self.since_best = float(value), 0
+            return PlateauDecision(improved, False, False)
         self.since_best += 1
         reduce = self.lr_patience > 0 and self.since_best % self.lr_patience == 0
-        return PlateauDecision(False, reduce, self.stop_patience > 0 and self.since_best >= self.stop_patience)
+        return PlateauDecision(improved, reduce, self.stop_patience > 0 and self.since_best >= self.stop_patience)
 
     def state(self) -> dict:
         return asdict(self)

@@ -123,6 +123,8 @@ class RunHarness:
         self.state = RunState(**state)
         for k, v in self.state.policy.items():
             setattr(self.policy, k, v)
+        if "schedule_best" not in self.state.policy:  # a checkpoint from before baselines: every evaluation counted
+            self.policy.schedule_best = self.policy.best
         self.optimizer.learning_rate.assign(self.state.learning_rate)
         self._rewrite_metrics()
         log.info("resumed from %s: epoch %d, step %d of the epoch, global step %d",
@@ -142,15 +144,16 @@ class RunHarness:
                     tf.summary.scalar(k, v)
         self._writer.flush()
 
-    def evaluate(self) -> bool:
-        """Evaluate on dev, log, update the plateau policy; export if best. Returns True to stop."""
+    def evaluate(self, schedule: bool = True) -> bool:
+        """Evaluate on dev, log, update the plateau policy (`schedule=False`: a baseline that only sets the
+        value to beat); export if best. Returns True to stop."""
         t0 = time.perf_counter()
         metrics = self.evaluate_fn()
         if self.primary_metric not in metrics:
             raise KeyError(f"primary metric {self.primary_metric!r} not among the evaluation's metrics; "
                            f"valid: {', '.join(sorted(k for k in metrics if not k.endswith('n_questions')))}")
         value = float(metrics[self.primary_metric])
-        decision = self.policy.update(value, self.state.global_step)
+        decision = self.policy.update(value, self.state.global_step, schedule)
         record = {
             "step": self.state.global_step, "epoch": self.state.epoch, "learning_rate": self.state.learning_rate,
             **{f"train/{k}": float(v) for k, v in self.last_logs.items()},
@@ -181,9 +184,10 @@ class RunHarness:
     def evaluate_at_start(self) -> None:
         """With `eval_at_start`, score the untrained model once (step 0) so metrics.jsonl holds the starting
         point and `best/` is only replaced by a model that beats it (a student that never beats its
-        starting copy of the teacher says so). Skipped on resume."""
+        starting copy of the teacher says so). It does not count towards learning-rate or early-stop
+        patience. Skipped on resume."""
         if self.eval_at_start and self.state.global_step == 0 and not self.state.history:
-            self.evaluate()
+            self.evaluate(schedule=False)
             self.save_checkpoint()
 
     # ----- per step -------------------------------------------------------------------------

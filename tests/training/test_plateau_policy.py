@@ -17,3 +17,17 @@ def test_state_round_trip():
     p.update(0.4, 20)
     q = PlateauPolicy(**p.state())
     assert q == p
+
+
+def test_a_baseline_sets_the_value_to_beat_but_not_the_patience():
+    p = PlateauPolicy(lr_patience=2, stop_patience=3)
+    base = p.update(0.5, 0, schedule=False)  # the untrained model
+    assert base.improved and (p.best, p.best_step) == (0.5, 0)
+    # Training dips below the baseline, then climbs: patience counts against the best training evaluation
+    # (0.3, then 0.4), so nothing is halved; only 0.6 beats the baseline and is kept.
+    decisions = [p.update(v, step) for step, v in ((1, 0.3), (2, 0.4), (3, 0.45), (4, 0.6))]
+    assert [d.improved for d in decisions] == [False, False, False, True]
+    assert not any(d.reduce_lr or d.stop for d in decisions) and (p.best, p.best_step) == (0.6, 4)
+    # Without the baseline flag the same values would have halved the rate at the second evaluation.
+    q = PlateauPolicy(lr_patience=2, stop_patience=3)
+    assert [q.update(v, s).reduce_lr for s, v in enumerate((0.5, 0.3, 0.4))] == [False, False, True]
