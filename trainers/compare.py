@@ -30,7 +30,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def name_of(path: Path) -> str:
-    return path.parent.name if path.name == "test.json" else path.stem
+    """runs/x/student/test.json -> student; runs/x/student/test_last.json -> student:last; other files: their stem."""
+    if path.name == "test.json":
+        return path.parent.name
+    return f"{path.parent.name}:{path.stem[5:]}" if path.stem.startswith("test_") else path.stem
 
 
 def side_by_side(names: list[str], results: list[dict]) -> list[str]:
