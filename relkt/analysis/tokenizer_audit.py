@@ -40,7 +40,9 @@ def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512) -> d
     import tensorflow as tf  # here, not at import: relkt.analysis also serves TF-free tools (trainers/compare.py)
 
     unk = tokenizer.token_to_id("[UNK]")
-    fn = tf.function(lambda s: tokenizer(s), input_signature=[tf.TensorSpec([None], tf.string)])
+    fn = tokenizer.__dict__.get("_relkt_audit_fn")  # one traced function per tokenizer, not per call
+    if fn is None:
+        fn = tokenizer.__dict__["_relkt_audit_fn"] = tf.function(lambda s: tokenizer(s), input_signature=[tf.TensorSpec([None], tf.string)])
     n_unk = n_pieces = n_with_unk = 0
     for lo in range(0, len(texts), batch_size):
         ids = fn(tf.constant(list(texts[lo : lo + batch_size])))
