@@ -18,13 +18,18 @@ root=$(dirname "$t_out")
 python -m relkt.evaluate --encoder "$base" --split test --no-progress --output "$root/zero_shot_test.json"
 python -m relkt.train_teacher --config "$teacher"
 python -m relkt.evaluate --encoder "hub:$t_out/best" --split test --no-progress --output "$t_out/test.json"
+# Students: best/ (selected on dev; the teacher's copy if training never beat it) and last/ (where training ended).
+score_student() {
+  python -m relkt.evaluate --encoder "hub:$1/best" --split test --no-progress --output "$1/test.json"
+  python -m relkt.evaluate --encoder "hub:$1/last" --split test --no-progress --output "$1/test_last.json"
+}
 python -m relkt.train_student --config "$student"
-python -m relkt.evaluate --encoder "hub:$s_out/best" --split test --no-progress --output "$s_out/test.json"
-results=("$root/zero_shot_test.json" "$t_out/test.json" "$s_out/test.json")
+score_student "$s_out"
+results=("$root/zero_shot_test.json" "$t_out/test.json" "$s_out/test.json" "$s_out/test_last.json")
 for extra in $more_students; do
   e_out=$(out_of "$extra")
   python -m relkt.train_student --config "$extra"
-  python -m relkt.evaluate --encoder "hub:$e_out/best" --split test --no-progress --output "$e_out/test.json"
-  results+=("$e_out/test.json")
+  score_student "$e_out"
+  results+=("$e_out/test.json" "$e_out/test_last.json")
 done
 python trainers/compare.py "${results[@]}"
