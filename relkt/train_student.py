@@ -58,7 +58,6 @@ class StudentTrainer:
         from relkt.encoders import build_encoder
         from relkt.encoders.projected_encoder import ProjectedEncoder
         from relkt.losses import DistillationLoss
-        from relkt.losses.distillation_loss import term_metrics
         from relkt.metrics import LareqaEvaluator
         from relkt.training.common import QuietEncoder, dev_pool, sample_questions
         from relkt.training.pair_model import PairModel
@@ -114,9 +113,10 @@ class StudentTrainer:
             self.student = student
             self.model = PairModel(self.student)
             self.model.compile(optimizer=self._optimizer(),
-                               loss=DistillationLoss(dist.gamma, dist.beta, dist.lam, dist.omega, dist.distance, dist.objective),
-                               metrics=term_metrics(dist.distance))
-        self.metric_fns = term_metrics(dist.distance)  # the same measurements for the strategy.run loop
+                               loss=DistillationLoss(dist.gamma, dist.beta, dist.lam, dist.omega, dist.distance,
+                                                     dist.objective, dist.contrast, dist.temperature),
+                               metrics=self._term_metrics())
+        self.metric_fns = self._term_metrics()  # the same measurements for the strategy.run loop
         self.optimizer = self.model.optimizer
 
         uniq = sorted(set(self.examples.q_source) | set(self.examples.d_teacher))
@@ -138,6 +138,12 @@ class StudentTrainer:
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
         log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
                  c.teacher.spec, self.teacher.dim, student_spec)
+
+    def _term_metrics(self) -> list:
+        from relkt.losses.distillation_loss import term_metrics
+
+        dist = self.config.distill
+        return term_metrics(dist.distance, dist.temperature if dist.contrast else None)
 
     def _extend_vocab(self, student, spec: str):
         """The student with the characters of its training texts added to its vocabulary (deterministic

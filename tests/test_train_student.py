@@ -189,3 +189,18 @@ def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
         moved[mult] = (delta[:first].mean(), delta[first:].mean())
     assert moved[20.0][1] > 8 * moved[1.0][1]
     assert moved[20.0][0] < 3 * moved[1.0][0]
+
+
+def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, teacher_dir, tmp_path):
+    cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **{
+        "distill.contrast": 1.0, "distill.temperature": 0.1, "distill.epochs": 2, "schedule.warmup_steps": 8}))
+    trainer = train_student.StudentTrainer(cfg)
+    assert trainer.model.loss.contrast == 1.0 and trainer.model.loss.temperature == 0.1
+    summary = trainer.run()
+    history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert {"train/q_rank", "train/d_rank", "train/dq_rank"} <= set(history[0])
+    # 42 examples / batch 4 = 11 steps an epoch: past the 8 warmup steps the optimizer runs at the schedule's
+    # rate (0.01, or halved on a plateau), not a warmup fraction of it.
+    assert summary["steps"] == 22
+    assert float(trainer.optimizer.learning_rate.numpy()) == pytest.approx(trainer.harness.state.learning_rate)
+    assert history[-1]["train/dq_rank"] < history[0]["train/dq_rank"]  # S(q_x) learned to pick its own T(d)

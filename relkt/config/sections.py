@@ -61,12 +61,17 @@ class ScheduleSection:
     early_stop_patience: int = 6  # evaluations without improvement before training stops
     checkpoint_every: int = 0  # steps; 0 = at every evaluation and epoch end
     max_steps: int = 0  # a step budget: stop (evaluated, cleanly) after this many steps; 0 = none
+    # Linear warmup from 0 to the rate over the first N steps of the run: Adam's first steps move every weight
+    # by ~the full rate whatever its gradient, which knocks a pretrained encoder off before it has learned anything.
+    warmup_steps: int = 0
 
     def validate(self) -> None:
         if not 0 < self.lr_factor <= 1:
             raise ConfigError(f"schedule.lr_factor must be in (0, 1], got {self.lr_factor}")
         if self.learning_rate <= 0:
             raise ConfigError(f"schedule.learning_rate must be > 0, got {self.learning_rate}")
+        if self.warmup_steps < 0:
+            raise ConfigError(f"schedule.warmup_steps must be >= 0 (0 = no warmup), got {self.warmup_steps}")
         if self.max_steps < 0:
             raise ConfigError(f"schedule.max_steps must be >= 0 (0 = no budget), got {self.max_steps}")
 

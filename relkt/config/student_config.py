@@ -37,6 +37,8 @@ class DistillSection:
     distance: Literal["squared_l2", "cosine"] = "squared_l2"
     objective: Literal["q", "q+d", "q+d+dq"] = "q+d+dq"
     document: Literal["en", "parallel"] = "en"  # which answer the student sees (see relkt.data.parallel)
+    contrast: float = 0.0  # not in the paper: + contrast * in-batch InfoNCE on each term (DistillationLoss)
+    temperature: float = 0.05  # of that InfoNCE
     batch_size: int = 16
     epochs: int = 10
 

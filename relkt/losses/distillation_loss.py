@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keras
 
-from relkt.losses.distances import check_distance, row_distance
+from relkt.losses.distances import check_distance, in_batch_infonce, row_distance
 
 OBJECTIVES = {"q": (1, 0, 0), "q+d": (1, 1, 0), "q+d+dq": (1, 1, 1)}  # which of (beta, lambda, omega) are on
 
@@ -19,17 +19,34 @@ def distillation_terms(teacher_q, student_q, teacher_d, student_d, distance: str
     )
 
 
+def contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature: float = 0.05):
+    """The three terms as in-batch ranking losses (`in_batch_infonce`), each of shape (batch,):
+    S(q_x) must pick T(q_en), S(d) must pick T(d), S(q_x) must pick T(d) among the batch's targets."""
+    return (
+        in_batch_infonce(student_q, teacher_q, temperature),
+        in_batch_infonce(student_d, teacher_d, temperature),
+        in_batch_infonce(student_q, teacher_d, temperature),
+    )
+
+
 def distillation_loss(
     teacher_q, student_q, teacher_d, student_d,
     gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
-    distance: str = "squared_l2",
+    distance: str = "squared_l2", contrast: float = 0.0, temperature: float = 0.05,
 ):
     """Per-example gamma * (beta ||T(q_en) - S(q_x)||^2 + lambda ||T(d) - S(d)||^2 + omega ||T(d) - S(q_x)||^2).
 
     Squared L2 is summed over the embedding axis; the batch mean taken by the `Loss` reduction
     gives the paper's gamma / |M| * sum over the batch. `distance="cosine"` uses 1 - cos instead.
+    `contrast` > 0 (not in the paper) adds to each term `contrast` times its in-batch ranking loss
+    (`contrastive_terms`): regressing onto the targets alone lets a student that cannot yet read a
+    language shrink its embeddings towards the targets' mean, which lowers the distance and loses
+    the differences between questions; the ranking loss keeps them apart.
     """
     q, d, dq = distillation_terms(teacher_q, student_q, teacher_d, student_d, distance)
+    if contrast:
+        cq, cd, cdq = contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature)
+        q, d, dq = q + contrast * cq, d + contrast * cd, dq + contrast * cdq
     return gamma * (beta * q + lam * d + omega * dq)
 
 
@@ -42,13 +59,19 @@ class DistillationLoss(keras.losses.Loss):
     L_i = gamma * (beta d(T(q_en), S(q_x)) + lambda d(T(d), S(d)) + omega d(T(d), S(q_x))), with
     d = squared L2 (sum over the embedding axis) or 1 - cos; the batch mean is the reduction.
     `objective` ("q", "q+d", "q+d+dq": the paper's Table 6 variants) switches terms off.
+    `contrast` (default 0: the paper's loss) adds contrast * InfoNCE(temperature) over the batch to
+    each term: d(T, S) + contrast * (-log softmax_j(cos(S_i, T_j) / temperature)_i).
     """
 
     def __init__(self, gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
-                 distance: str = "squared_l2", objective: str = "q+d+dq", name: str = "distillation_loss", **kwargs):
+                 distance: str = "squared_l2", objective: str = "q+d+dq", contrast: float = 0.0,
+                 temperature: float = 0.05, name: str = "distillation_loss", **kwargs):
         super().__init__(name=name, **kwargs)
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {objective!r}; valid: {', '.join(OBJECTIVES)}")
+        if contrast < 0 or temperature <= 0:
+            raise ValueError(f"contrast must be >= 0 and temperature > 0, got contrast={contrast}, temperature={temperature}")
+        self.contrast, self.temperature = float(contrast), float(temperature)
         self.gamma, self.beta, self.lam, self.omega = float(gamma), float(beta), float(lam), float(omega)
         self.distance, self.objective = check_distance(distance), objective
 
@@ -59,15 +82,17 @@ class DistillationLoss(keras.losses.Loss):
     def call(self, y_true, y_pred):
         beta, lam, omega = self.weights_in_use()
         return distillation_loss(y_true[:, 0], y_pred[:, 0], y_true[:, 1], y_pred[:, 1],
-                                 self.gamma, beta, lam, omega, self.distance)
+                                 self.gamma, beta, lam, omega, self.distance, self.contrast, self.temperature)
 
     def get_config(self):
         return {**super().get_config(), "gamma": self.gamma, "beta": self.beta, "lam": self.lam,
-                "omega": self.omega, "distance": self.distance, "objective": self.objective}
+                "omega": self.omega, "distance": self.distance, "objective": self.objective,
+                "contrast": self.contrast, "temperature": self.temperature}
 
 
-def term_metrics(distance: str = "squared_l2") -> list:
-    """Keras metric functions logging each unweighted term separately (`q`, `d`, `dq`)."""
+def term_metrics(distance: str = "squared_l2", temperature: float | None = None) -> list:
+    """Keras metric functions logging each unweighted term separately (`q`, `d`, `dq`), and with a
+    `temperature` (a loss with `contrast` > 0) each in-batch ranking term too (`q_rank`, `d_rank`, `dq_rank`)."""
 
     def q(y_true, y_pred):
         return row_distance(y_true[:, 0], y_pred[:, 0], distance)
@@ -78,4 +103,16 @@ def term_metrics(distance: str = "squared_l2") -> list:
     def dq(y_true, y_pred):
         return row_distance(y_true[:, 1], y_pred[:, 0], distance)
 
-    return [q, d, dq]
+    if temperature is None:
+        return [q, d, dq]
+
+    def q_rank(y_true, y_pred):
+        return in_batch_infonce(y_pred[:, 0], y_true[:, 0], temperature)
+
+    def d_rank(y_true, y_pred):
+        return in_batch_infonce(y_pred[:, 1], y_true[:, 1], temperature)
+
+    def dq_rank(y_true, y_pred):
+        return in_batch_infonce(y_pred[:, 0], y_true[:, 1], temperature)
+
+    return [q, d, dq, q_rank, d_rank, dq_rank]

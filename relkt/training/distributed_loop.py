@@ -80,6 +80,8 @@ class DistributedFit:
             callback.set_model(self.model)
         self.model.stop_training = False
         for i, (x, y) in enumerate(self.strategy.experimental_distribute_dataset(dataset)):
+            for callback in callbacks:
+                callback.on_train_batch_begin(i)
             logs = {k: float(v) for k, v in step(x, y).items()}
             n += 1
             for k, v in logs.items():

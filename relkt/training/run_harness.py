@@ -125,7 +125,7 @@ class RunHarness:
             setattr(self.policy, k, v)
         if "schedule_best" not in self.state.policy:  # a checkpoint from before baselines: every evaluation counted
             self.policy.schedule_best = self.policy.best
-        self.optimizer.learning_rate.assign(self.state.learning_rate)
+        self.optimizer.learning_rate.assign(self.current_learning_rate())
         self._rewrite_metrics()
         log.info("resumed from %s: epoch %d, step %d of the epoch, global step %d",
                  ckpt, self.state.epoch, self.state.step_in_epoch, self.state.global_step)
@@ -175,7 +175,7 @@ class RunHarness:
             log.info("no improvement in %d evaluations: learning rate %.3g -> %.3g", self.policy.since_best,
                      self.state.learning_rate, new_lr)
             self.state.learning_rate = new_lr
-            self.optimizer.learning_rate.assign(new_lr)
+            self.optimizer.learning_rate.assign(self.current_learning_rate())
         if decision.stop:
             log.info("early stop: no improvement in %d evaluations", self.policy.since_best)
             self.state.stopped_early, self.state.stop_reason = True, "plateau"
@@ -191,6 +191,20 @@ class RunHarness:
             self.save_checkpoint()
 
     # ----- per step -------------------------------------------------------------------------
+    def current_learning_rate(self) -> float:
+        """The rate for the next step: the schedule's rate (halved on plateaus), ramped up linearly over
+        the first `schedule.warmup_steps` steps of the run."""
+        warmup = getattr(self.schedule, "warmup_steps", 0)
+        if warmup and self.state.global_step < warmup:
+            return self.state.learning_rate * (self.state.global_step + 1) / warmup
+        return self.state.learning_rate
+
+    def before_step(self) -> None:
+        """Called before every optimizer step: sets the optimizer's rate during warmup (and once after it)."""
+        warmup = getattr(self.schedule, "warmup_steps", 0)
+        if warmup and self.state.global_step <= warmup:
+            self.optimizer.learning_rate.assign(self.current_learning_rate())
+
     def after_step(self, logs: dict | None) -> bool:
         """Called after every optimizer step; returns True when training must stop."""
         self.state.global_step += 1
@@ -247,6 +261,9 @@ class HarnessCallback(keras.callbacks.Callback):
     def __init__(self, harness: RunHarness):
         super().__init__()
         self.harness = harness
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.harness.before_step()
 
     def on_train_batch_end(self, batch, logs=None):
         if self.harness.after_step(logs):

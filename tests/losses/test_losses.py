@@ -41,7 +41,7 @@ def test_distillation_reduction_sum_over_embedding_mean_over_batch():
 
 
 @pytest.mark.parametrize("cls, kwargs", [(TripletLoss, {"margin": 0.13, "distance": "squared_l2"}),
-                                         (DistillationLoss, {"gamma": 100, "beta": 0.1, "lam": 1, "omega": 0.01, "distance": "cosine", "objective": "q+d"})])
+                                         (DistillationLoss, {"gamma": 100, "beta": 0.1, "lam": 1, "omega": 0.01, "distance": "cosine", "objective": "q+d", "contrast": 0.5, "temperature": 0.1})])
 def test_config_round_trip(cls, kwargs):
     loss = cls(**kwargs)
     clone = cls.from_config(loss.get_config())
@@ -55,3 +55,36 @@ def test_invalid_options_list_valid_ones():
         TripletLoss(distance="l1")
     with pytest.raises(ValueError, match="valid: q, q\\+d, q\\+d\\+dq"):
         DistillationLoss(objective="d")
+
+
+def test_in_batch_infonce_by_hand_and_duplicates_masked():
+    from relkt.losses.distances import in_batch_infonce
+
+    # Anchors = keys = [e1, e2], temperature 1: logits [[1, 0], [0, 1]];
+    # each row: -log(e^1 / (e^1 + e^0)) = log(1 + e^-1) = 0.3133.
+    e = np.eye(2, dtype=np.float32)
+    np.testing.assert_allclose(in_batch_infonce(e, e, 1.0), [np.log1p(np.exp(-1))] * 2, rtol=1e-5)
+    # Both rows share the key e1 (one answer met in two languages): it is no negative of either row,
+    # so each row's only candidate is its own key and the loss is 0 whatever the anchor.
+    keys = np.array([[1, 0], [1, 0]], np.float32)
+    np.testing.assert_allclose(in_batch_infonce(e, keys, 1.0), [0.0, 0.0], atol=1e-6)
+    # Unnormalised inputs are compared by cosine: scaling changes nothing.
+    np.testing.assert_allclose(in_batch_infonce(3 * e, 0.5 * e, 1.0), in_batch_infonce(e, e, 1.0), rtol=1e-5)
+
+
+def test_contrast_adds_ranking_term_to_each_distance():
+    from relkt.losses.distillation_loss import contrastive_terms
+
+    # Orthogonal teacher targets, student = teacher: every distance is 0, each ranking term is
+    # log(1 + e^(-1/0.5)) at temperature 0.5; contrast 2, gamma 1, beta = lambda = omega = 1:
+    # per example 2 * (3 * log(1 + e^-2)) = 0.7616.
+    t = np.eye(2, dtype=np.float32)
+    per = np.log1p(np.exp(-2.0))
+    for term in contrastive_terms(t, t, t, t, temperature=0.5):
+        np.testing.assert_allclose(term, [per, per], rtol=1e-5)
+    got = distillation_loss(t, t, t, t, gamma=1, beta=1, lam=1, omega=1, contrast=2.0, temperature=0.5)
+    np.testing.assert_allclose(got, [6 * per] * 2, rtol=1e-5)
+    # contrast = 0 is the paper's loss: exactly 0 here.
+    np.testing.assert_allclose(distillation_loss(t, t, t, t, gamma=1, beta=1, lam=1, omega=1), [0, 0])
+    with pytest.raises(ValueError, match="contrast must be >= 0"):
+        DistillationLoss(contrast=-1)

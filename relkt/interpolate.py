@@ -1,0 +1,144 @@
+"""Interpolate a student's weights with its teacher's (WiSE-FT), the mixing weight chosen on dev.
+
+    python -m relkt.interpolate --teacher bert:runs/xquad_minilm/teacher/best \
+        --student bert:runs/xquad_minilm/student/last --alphas 0,0.25,0.5,0.75,1 \
+        --output runs/xquad_minilm/student_wise
+
+The student starts as a copy of the teacher, so both lie in one basin of the loss and the straight line
+between them stays good (Wortsman et al., "Robust fine-tuning of zero-shot models", 2022): a mix
+(1 - alpha) * teacher + alpha * student can keep what the teacher did well in a language where distillation
+on little data lost ground, and keep the student's gains elsewhere. Each alpha is scored on the dev split
+(never test), the best by `--primary-metric` is exported (hub format) to OUTPUT/, and every alpha's dev
+metrics go to OUTPUT/interpolation.json. alpha = 0 is the teacher, 1 the student. A student whose
+vocabulary was extended keeps its new embedding rows as they are (the teacher has none to mix in).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from relkt.data.sources import ENV_VAR
+from relkt.errors import EncoderError, RelktError
+
+log = logging.getLogger("relkt.interpolate")
+
+
+def interpolate_weights(teacher: Sequence[np.ndarray], student: Sequence[np.ndarray], alpha: float,
+                        names: Sequence[str] | None = None) -> list[np.ndarray]:
+    """(1 - alpha) * teacher + alpha * student, array by array (both in the models' weight order). A student
+    array with more rows than the teacher's (an extended vocabulary) mixes the shared rows and keeps the rest."""
+    if len(teacher) != len(student):
+        raise EncoderError(f"teacher has {len(teacher)} weights, student {len(student)}: not the same architecture")
+    mixed = []
+    for i, (t, s) in enumerate(zip(teacher, student)):
+        if t.shape == s.shape:
+            mixed.append((1 - alpha) * t + alpha * s)
+        elif t.ndim == s.ndim and t.shape[1:] == s.shape[1:] and s.shape[0] > t.shape[0]:
+            out = s.copy()
+            out[: t.shape[0]] = (1 - alpha) * t + alpha * s[: t.shape[0]]
+            mixed.append(out)
+        else:
+            name = names[i] if names else f"#{i}"
+            raise EncoderError(f"weight {name}: teacher shape {t.shape}, student {s.shape}: not the same architecture")
+    return mixed
+
+
+def choose_alpha(scores: dict[float, float]) -> float:
+    """The alpha with the highest dev score; ties go to the larger alpha (more of the student)."""
+    return max(scores, key=lambda a: (scores[a], a))
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m relkt.interpolate", description=__doc__.split("\n")[0])
+    p.add_argument("--teacher", required=True, help="bert:PATH of the teacher (a relkt BERT export or preset)")
+    p.add_argument("--student", required=True, help="bert:PATH of the student distilled from it")
+    p.add_argument("--alphas", default="0,0.25,0.5,0.75,1", help="student weights to try, comma-separated in [0, 1]")
+    p.add_argument("--output", required=True, help="folder: the chosen model (hub format) and interpolation.json")
+    p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha (any relkt.evaluate key)")
+    p.add_argument("--data-dir", default=None, help=f"folder of XQuAD-R {{lang}}.json files (default: ${ENV_VAR})")
+    p.add_argument("--split-fractions", default="0.7,0.1,0.2")
+    p.add_argument("--split-seed", type=int, default=0)
+    p.add_argument("--max-questions", type=int, default=0, help="dev questions to score (0 = all; seeded sample)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--batch-size", type=int, default=128)
+    return p.parse_args(argv)
+
+
+def _alphas(text: str) -> list[float]:
+    try:
+        alphas = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise RelktError(f"--alphas: comma-separated numbers in [0, 1], got {text!r}") from None
+    if not alphas or any(not 0 <= a <= 1 for a in alphas):
+        raise RelktError(f"--alphas: comma-separated numbers in [0, 1], got {text!r}")
+    return alphas
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("relkt").setLevel(logging.INFO)
+    try:
+        alphas = _alphas(args.alphas)
+        for flag, spec in (("--teacher", args.teacher), ("--student", args.student)):
+            if not spec.startswith("bert:"):
+                raise RelktError(f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH "
+                                 "(a relkt export of a BERT encoder is rebuilt from its SavedModel)")
+        from relkt.data.lareqa_pool import LareqaPool
+        from relkt.encoders import build_encoder
+        from relkt.encoders.export import export_encoder
+        from relkt.io import atomic_write_json
+        from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+        from relkt.training.common import QuietEncoder, sample_questions
+
+        teacher = build_encoder(args.teacher, trainable=False)
+        student = build_encoder(args.student, trainable=False)
+        for enc in (teacher, student):
+            enc.embed(["build"])
+        own = [w.numpy() for w in student.weights]
+        theirs = [w.numpy() for w in teacher.weights]
+        names = [w.path for w in student.weights]
+        fractions = tuple(float(x) for x in args.split_fractions.split(","))
+        pool = LareqaPool.load(args.data_dir, split="dev", fractions=fractions, seed=args.split_seed)
+        pool = sample_questions(pool, args.max_questions, args.seed)
+        evaluator = LareqaEvaluator(pool, batch_size=args.batch_size)
+        scores, metrics = {}, {}
+        for alpha in alphas:
+            for w, value in zip(student.weights, interpolate_weights(theirs, own, alpha, names)):
+                w.assign(value)
+            flat = LareqaEvaluator.flat(evaluator(QuietEncoder(student, args.batch_size)))
+            if args.primary_metric not in flat:
+                raise RelktError(f"--primary-metric {args.primary_metric!r} is not a dev metric; valid: "
+                                 f"{', '.join(sorted(k for k in flat if not k.endswith('n_questions')))}")
+            scores[alpha], metrics[str(alpha)] = float(flat[args.primary_metric]), flat
+            log.info("alpha %.3g: dev %s = %.4f, lareqa/mAP = %.4f", alpha, args.primary_metric, scores[alpha],
+                     flat["lareqa/mAP"])
+        best = choose_alpha(scores)
+        for w, value in zip(student.weights, interpolate_weights(theirs, own, best, names)):
+            w.assign(value)
+        out = Path(args.output)
+        export_encoder(student, out, training={"stage": "interpolation", "teacher": args.teacher, "student": args.student,
+                                               "alpha": best, "dev": {args.primary_metric: scores[best]}})
+        atomic_write_json(out.parent / f"{out.name}.interpolation.json", {
+            "teacher": args.teacher, "student": args.student, "primary_metric": args.primary_metric,
+            "dev_questions": len(pool.questions), "alpha": best, "scores": {str(a): s for a, s in scores.items()},
+            "dev": metrics})
+    except RelktError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print("alpha  dev " + args.primary_metric + "  dev lareqa/mAP")
+    for alpha in alphas:
+        mark = "  <- exported" if alpha == best else ""
+        print(f"{alpha:<6.3g} {100 * scores[alpha]:>8.2f}  {100 * metrics[str(alpha)]['lareqa/mAP']:>8.2f}{mark}")
+    print(f"wrote {out} (alpha {best:g}) and {out.parent / (out.name + '.interpolation.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

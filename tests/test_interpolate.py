@@ -1,0 +1,78 @@
+"""relkt.interpolate: teacher/student weight mixing, alpha chosen on dev, exported in hub format."""
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.encoders.tiny_bert import tiny_bert
+
+from relkt import interpolate
+from relkt.encoders import build_encoder
+from relkt.encoders.export import export_encoder, read_metadata
+from relkt.errors import EncoderError
+
+
+def test_interpolate_weights_by_hand_and_extended_rows_kept():
+    # teacher 0, student 4: alpha 0.25 -> 0.75 * 0 + 0.25 * 4 = 1.
+    t, s = [np.zeros((2, 3))], [np.full((2, 3), 4.0)]
+    np.testing.assert_allclose(interpolate.interpolate_weights(t, s, 0.25)[0], np.ones((2, 3)))
+    np.testing.assert_allclose(interpolate.interpolate_weights(t, s, 0.0)[0], t[0])
+    np.testing.assert_allclose(interpolate.interpolate_weights(t, s, 1.0)[0], s[0])
+    # An extended vocabulary: the student's third row is new; it is kept, the shared rows are mixed.
+    s_ext = [np.array([[4.0] * 3, [4.0] * 3, [7.0] * 3])]
+    mixed = interpolate.interpolate_weights(t, s_ext, 0.5)[0]
+    np.testing.assert_allclose(mixed, [[2.0] * 3, [2.0] * 3, [7.0] * 3])
+    with pytest.raises(EncoderError, match="weight emb: teacher shape \\(2, 3\\), student \\(2, 4\\)"):
+        interpolate.interpolate_weights(t, [np.zeros((2, 4))], 0.5, names=["emb"])
+    with pytest.raises(EncoderError, match="not the same architecture"):
+        interpolate.interpolate_weights(t, t + t, 0.5)
+
+
+def test_choose_alpha_prefers_the_student_on_ties():
+    assert interpolate.choose_alpha({0.0: 0.3, 0.5: 0.4, 1.0: 0.4}) == 1.0
+    assert interpolate.choose_alpha({0.0: 0.5, 0.5: 0.4, 1.0: 0.1}) == 0.0
+
+
+def test_cli_scores_every_alpha_on_dev_and_exports_the_chosen_mix(synthetic_data, tmp_path, capsys):
+    teacher = export_encoder(tiny_bert(seed=0), tmp_path / "teacher")
+    student = export_encoder(tiny_bert(seed=1), tmp_path / "student")
+    out = tmp_path / "wise"
+    rc = interpolate.main(["--teacher", f"bert:{teacher}", "--student", f"bert:{student}", "--alphas", "0,0.5,1",
+                           "--output", str(out), "--data-dir", str(synthetic_data), "--primary-metric", "lareqa/mAP"])
+    assert rc == 0, capsys.readouterr().err
+    report = json.loads((tmp_path / "wise.interpolation.json").read_text())
+    scores = {float(a): s for a, s in report["scores"].items()}
+    assert set(scores) == {0.0, 0.5, 1.0} and report["alpha"] == interpolate.choose_alpha(scores)
+    assert read_metadata(out)["training"]["alpha"] == report["alpha"]
+    # The export is the mix itself: same embeddings as the two models' weights mixed by hand.
+    t, s = build_encoder(f"bert:{teacher}", trainable=False), build_encoder(f"bert:{student}", trainable=False)
+    texts = ["how long does the cat sleep ?", "the river flows into the sea ."]
+    t.embed(texts), s.embed(texts)
+    a = report["alpha"]
+    for w, value in zip(s.weights, interpolate.interpolate_weights([x.numpy() for x in t.weights],
+                                                                   [x.numpy() for x in s.weights], a)):
+        w.assign(value)
+    np.testing.assert_allclose(build_encoder(f"hub:{out}", trainable=False).embed(texts), s.embed(texts), atol=1e-5)
+    # alpha 0 is the teacher: its dev score is the teacher's own.
+    assert report["dev"]["0.0"]["lareqa/mAP"] == pytest.approx(
+        dev_map(t, synthetic_data), abs=1e-6)
+
+
+def dev_map(encoder, data_dir) -> float:
+    from relkt.data.lareqa_pool import LareqaPool
+    from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+    from relkt.training.common import QuietEncoder
+
+    pool = LareqaPool.load(str(data_dir), split="dev", fractions=(0.7, 0.1, 0.2), seed=0)
+    return LareqaEvaluator.flat(LareqaEvaluator(pool)(QuietEncoder(encoder, 128)))["lareqa/mAP"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--teacher", "hub:x", "--student", "bert:y"], "--teacher hub:x: interpolation needs"),
+    (["--teacher", "bert:x", "--student", "bert:y", "--alphas", "0,2"], "--alphas: comma-separated numbers in [0, 1]"),
+    (["--teacher", "bert:/no/such/dir", "--student", "bert:/no/such/dir"], "bert:/no/such/dir: no such model directory"),
+])
+def test_cli_bad_input_is_one_clear_error(tmp_path, capsys, args, message):
+    assert interpolate.main(args + ["--output", str(tmp_path / "o")]) == 2
+    assert message in capsys.readouterr().err
