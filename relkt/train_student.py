@@ -114,7 +114,7 @@ class StudentTrainer:
             self.model = PairModel(self.student)
             self.model.compile(optimizer=self._optimizer(),
                                loss=DistillationLoss(dist.gamma, dist.beta, dist.lam, dist.omega, dist.distance,
-                                                     dist.objective, dist.contrast, dist.temperature),
+                                                     dist.objective, dist.contrast, dist.temperature, dist.negatives),
                                metrics=self._term_metrics())
         self.metric_fns = self._term_metrics()  # the same measurements for the strategy.run loop
         self.optimizer = self.model.optimizer
@@ -124,6 +124,9 @@ class StudentTrainer:
         row = {t: i for i, t in enumerate(uniq)}
         self.y = np.stack([targets[[row[t] for t in self.examples.q_source]],
                            targets[[row[t] for t in self.examples.d_teacher]]], axis=1).astype(np.float32)
+        if dist.contrast and dist.negatives == "bank":  # rank against every training target, not just the batch's
+            self.model.loss.set_banks(targets[sorted({row[t] for t in self.examples.q_source})],
+                                      targets[sorted({row[t] for t in self.examples.d_teacher})])
         self.q_target = np.array(self.examples.q_target, dtype=object)
         self.d_student = np.array(self.examples.d_student, dtype=object)
 

@@ -191,11 +191,19 @@ def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
     assert moved[20.0][0] < 3 * moved[1.0][0]
 
 
-def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, teacher_dir, tmp_path):
+@pytest.mark.parametrize("negatives", ["batch", "bank"])
+def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, teacher_dir, tmp_path, negatives):
     cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **{
-        "distill.contrast": 1.0, "distill.temperature": 0.1, "distill.epochs": 2, "schedule.warmup_steps": 8}))
+        "distill.contrast": 1.0, "distill.temperature": 0.1, "distill.epochs": 2, "schedule.warmup_steps": 8,
+        "distill.negatives": negatives}))
     trainer = train_student.StudentTrainer(cfg)
-    assert trainer.model.loss.contrast == 1.0 and trainer.model.loss.temperature == 0.1
+    loss = trainer.model.loss
+    assert loss.contrast == 1.0 and loss.temperature == 0.1 and loss.negatives == negatives
+    if negatives == "bank":  # every distinct teacher target: 42 German examples of 42 questions and their answers
+        n_q, n_d = len(set(trainer.examples.q_source)), len(set(trainer.examples.d_teacher))
+        assert tuple(loss.question_bank.shape) == (n_q, 16) and tuple(loss.document_bank.shape) == (n_d, 16)
+    else:
+        assert loss.question_bank is None
     summary = trainer.run()
     history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert {"train/q_rank", "train/d_rank", "train/dq_rank"} <= set(history[0])

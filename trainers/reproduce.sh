@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The whole CL-ReLKT recipe on one setup: zero-shot score, teacher, student, and the three test scores.
 #   bash trainers/reproduce.sh quickstart        # configs/quickstart.yaml + configs/quickstart_student.yaml (minutes)
-#   bash trainers/reproduce.sh xquad_minilm      # configs/xquad_minilm_{teacher,student,student_vocab}.yaml (~2 h on 2 CPU cores)
+#   bash trainers/reproduce.sh xquad_minilm      # configs/xquad_minilm_{teacher,student,student_*}.yaml (~4 h on 2 CPU cores)
 set -euo pipefail
 more_students=""
+interpolate=no   # yes: also mix each student's last/ with the teacher (relkt.interpolate, alpha chosen on dev) and score it
 setup="${1:?usage: $0 quickstart|xquad_minilm|xquad_muse}"
 case "$setup" in
   quickstart) teacher=configs/quickstart.yaml; student=configs/quickstart_student.yaml; base=ngram ;;
   xquad_minilm) teacher=configs/xquad_minilm_teacher.yaml; student=configs/xquad_minilm_student.yaml; base=minilm
-                more_students=configs/xquad_minilm_student_vocab.yaml ;;  # the same student with vocabulary extension
+                more_students="configs/xquad_minilm_student_vocab.yaml configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_vocab.yaml"
+                interpolate=yes ;;
   xquad_muse) teacher=configs/xquad_muse_teacher.yaml; student=configs/xquad_muse_student.yaml; base=muse ;;
   *) echo "unknown setup $setup; valid: quickstart, xquad_minilm, xquad_muse" >&2; exit 2 ;;
 esac
@@ -22,14 +24,19 @@ python -m relkt.evaluate --encoder "hub:$t_out/best" --split test --no-progress 
 score_student() {
   python -m relkt.evaluate --encoder "hub:$1/best" --split test --no-progress --output "$1/test.json"
   python -m relkt.evaluate --encoder "hub:$1/last" --split test --no-progress --output "$1/test_last.json"
+  results+=("$1/test.json" "$1/test_last.json")
+  if [ "$interpolate" = yes ]; then
+    python -m relkt.interpolate --teacher "bert:$t_out/best" --student "bert:$1/last" --output "$1/wise"
+    python -m relkt.evaluate --encoder "hub:$1/wise" --split test --no-progress --output "$1/test_wise.json"
+    results+=("$1/test_wise.json")
+  fi
 }
+results=("$root/zero_shot_test.json" "$t_out/test.json")
 python -m relkt.train_student --config "$student"
 score_student "$s_out"
-results=("$root/zero_shot_test.json" "$t_out/test.json" "$s_out/test.json" "$s_out/test_last.json")
 for extra in $more_students; do
   e_out=$(out_of "$extra")
   python -m relkt.train_student --config "$extra"
   score_student "$e_out"
-  results+=("$e_out/test.json" "$e_out/test_last.json")
 done
 python trainers/compare.py "${results[@]}"

@@ -39,6 +39,7 @@ class DistillSection:
     document: Literal["en", "parallel"] = "en"  # which answer the student sees (see relkt.data.parallel)
     contrast: float = 0.0  # not in the paper: + contrast * in-batch InfoNCE on each term (DistillationLoss)
     temperature: float = 0.05  # of that InfoNCE
+    negatives: Literal["batch", "bank"] = "batch"  # its candidates: the batch's targets, or every training target
     batch_size: int = 16
     epochs: int = 10
 

@@ -24,20 +24,23 @@ def row_distance(x, y, distance: str = "cosine"):
     return 1.0 - keras.ops.sum(x * y, axis=-1) / keras.ops.maximum(norms, 1e-12)
 
 
-def in_batch_infonce(anchors, keys, temperature: float = 0.05):
-    """Per-anchor InfoNCE over the batch: -log softmax_j(cos(a_i, k_j) / temperature) at j = i.
+def infonce(anchors, positives, keys, temperature: float = 0.05):
+    """Per-anchor InfoNCE: -log of the softmax weight, over cos(a_i, .) / temperature, of a_i's own
+    positive p_i against the `keys` (batch, K). Keys equal to p_i (cos > 1 - 1e-6: the positive itself, or
+    the same answer or English question met again in another language) are not negatives and are left out."""
+    def unit(x):
+        x = keras.ops.cast(x, "float32")
+        return x / keras.ops.maximum(keras.ops.norm(x, axis=-1, keepdims=True), 1e-12)
 
-    The other rows' keys are the negatives, except rows whose key equals the anchor's own (the same
-    answer or English question, met again in another language): those are not negatives and are left out.
-    """
-    a = keras.ops.cast(anchors, "float32")
-    k = keras.ops.cast(keys, "float32")
-    a = a / keras.ops.maximum(keras.ops.norm(a, axis=-1, keepdims=True), 1e-12)
-    k = k / keras.ops.maximum(keras.ops.norm(k, axis=-1, keepdims=True), 1e-12)
+    a, p, k = unit(anchors), unit(positives), unit(keys)
     logits = keras.ops.matmul(a, keras.ops.transpose(k)) / temperature
-    positive = keras.ops.sum(a * k, axis=-1) / temperature
-    diff = keras.ops.expand_dims(k, 1) - keras.ops.expand_dims(k, 0)
-    same = keras.ops.sum(keras.ops.square(diff), axis=-1) < 1e-10  # includes j = i
+    positive = keras.ops.sum(a * p, axis=-1) / temperature
+    same = keras.ops.matmul(p, keras.ops.transpose(k)) > 1.0 - 1e-6
     negatives = keras.ops.where(same, -1e9, logits)
     every = keras.ops.concatenate([keras.ops.expand_dims(positive, 1), negatives], axis=1)
     return keras.ops.logsumexp(every, axis=1) - positive
+
+
+def in_batch_infonce(anchors, keys, temperature: float = 0.05):
+    """`infonce` with the batch's own keys as the candidates: row i's positive is keys[i]."""
+    return infonce(anchors, keys, keys, temperature)

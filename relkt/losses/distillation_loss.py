@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import keras
 
-from relkt.losses.distances import check_distance, in_batch_infonce, row_distance
+from relkt.losses.distances import check_distance, in_batch_infonce, infonce, row_distance
+
+NEGATIVES = ("batch", "bank")
 
 OBJECTIVES = {"q": (1, 0, 0), "q+d": (1, 1, 0), "q+d+dq": (1, 1, 1)}  # which of (beta, lambda, omega) are on
 
@@ -19,13 +21,17 @@ def distillation_terms(teacher_q, student_q, teacher_d, student_d, distance: str
     )
 
 
-def contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature: float = 0.05):
-    """The three terms as in-batch ranking losses (`in_batch_infonce`), each of shape (batch,):
-    S(q_x) must pick T(q_en), S(d) must pick T(d), S(q_x) must pick T(d) among the batch's targets."""
+def contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature: float = 0.05,
+                      question_bank=None, document_bank=None):
+    """The three terms as ranking losses (`infonce`), each of shape (batch,): S(q_x) must pick T(q_en)
+    among the question targets, S(d) its T(d) and S(q_x) its T(d) among the document targets. The
+    candidates are the batch's own targets, or every target of the training set (`*_bank`, (K, dim))."""
+    q_keys = teacher_q if question_bank is None else question_bank
+    d_keys = teacher_d if document_bank is None else document_bank
     return (
-        in_batch_infonce(student_q, teacher_q, temperature),
-        in_batch_infonce(student_d, teacher_d, temperature),
-        in_batch_infonce(student_q, teacher_d, temperature),
+        infonce(student_q, teacher_q, q_keys, temperature),
+        infonce(student_d, teacher_d, d_keys, temperature),
+        infonce(student_q, teacher_d, d_keys, temperature),
     )
 
 
@@ -33,6 +39,7 @@ def distillation_loss(
     teacher_q, student_q, teacher_d, student_d,
     gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
     distance: str = "squared_l2", contrast: float = 0.0, temperature: float = 0.05,
+    question_bank=None, document_bank=None,
 ):
     """Per-example gamma * (beta ||T(q_en) - S(q_x)||^2 + lambda ||T(d) - S(d)||^2 + omega ||T(d) - S(q_x)||^2).
 
@@ -41,11 +48,13 @@ def distillation_loss(
     `contrast` > 0 (not in the paper) adds to each term `contrast` times its in-batch ranking loss
     (`contrastive_terms`): regressing onto the targets alone lets a student that cannot yet read a
     language shrink its embeddings towards the targets' mean, which lowers the distance and loses
-    the differences between questions; the ranking loss keeps them apart.
+    the differences between questions; the ranking loss keeps them apart. With `question_bank` and
+    `document_bank` (every teacher target of the training set) the ranking is against all of them.
     """
     q, d, dq = distillation_terms(teacher_q, student_q, teacher_d, student_d, distance)
     if contrast:
-        cq, cd, cdq = contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature)
+        cq, cd, cdq = contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature,
+                                        question_bank, document_bank)
         q, d, dq = q + contrast * cq, d + contrast * cd, dq + contrast * cdq
     return gamma * (beta * q + lam * d + omega * dq)
 
@@ -60,20 +69,30 @@ class DistillationLoss(keras.losses.Loss):
     d = squared L2 (sum over the embedding axis) or 1 - cos; the batch mean is the reduction.
     `objective` ("q", "q+d", "q+d+dq": the paper's Table 6 variants) switches terms off.
     `contrast` (default 0: the paper's loss) adds contrast * InfoNCE(temperature) over the batch to
-    each term: d(T, S) + contrast * (-log softmax_j(cos(S_i, T_j) / temperature)_i).
+    each term: d(T, S) + contrast * (-log softmax_j(cos(S_i, T_j) / temperature)_i), j over the batch's
+    targets (`negatives="batch"`) or over every target of the training set (`"bank"`: the trainer hands them
+    over with `set_banks`; they are data, not configuration, and are not serialized).
     """
 
     def __init__(self, gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
                  distance: str = "squared_l2", objective: str = "q+d+dq", contrast: float = 0.0,
-                 temperature: float = 0.05, name: str = "distillation_loss", **kwargs):
+                 temperature: float = 0.05, negatives: str = "batch", name: str = "distillation_loss", **kwargs):
         super().__init__(name=name, **kwargs)
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {objective!r}; valid: {', '.join(OBJECTIVES)}")
         if contrast < 0 or temperature <= 0:
             raise ValueError(f"contrast must be >= 0 and temperature > 0, got contrast={contrast}, temperature={temperature}")
-        self.contrast, self.temperature = float(contrast), float(temperature)
+        if negatives not in NEGATIVES:
+            raise ValueError(f"unknown negatives {negatives!r}; valid: {', '.join(NEGATIVES)}")
+        self.contrast, self.temperature, self.negatives = float(contrast), float(temperature), negatives
         self.gamma, self.beta, self.lam, self.omega = float(gamma), float(beta), float(lam), float(omega)
         self.distance, self.objective = check_distance(distance), objective
+        self.question_bank = self.document_bank = None
+
+    def set_banks(self, question_targets, document_targets) -> None:
+        """Every teacher target of the training set, (K, dim) each: the ranking terms' candidates."""
+        self.question_bank = keras.ops.convert_to_tensor(question_targets, "float32")
+        self.document_bank = keras.ops.convert_to_tensor(document_targets, "float32")
 
     def weights_in_use(self) -> tuple[float, float, float]:
         on = OBJECTIVES[self.objective]
@@ -81,13 +100,18 @@ class DistillationLoss(keras.losses.Loss):
 
     def call(self, y_true, y_pred):
         beta, lam, omega = self.weights_in_use()
+        banks = (None, None)
+        if self.contrast and self.negatives == "bank":
+            if self.question_bank is None:
+                raise ValueError("DistillationLoss(negatives='bank') needs set_banks(question_targets, document_targets) first")
+            banks = (self.question_bank, self.document_bank)
         return distillation_loss(y_true[:, 0], y_pred[:, 0], y_true[:, 1], y_pred[:, 1],
-                                 self.gamma, beta, lam, omega, self.distance, self.contrast, self.temperature)
+                                 self.gamma, beta, lam, omega, self.distance, self.contrast, self.temperature, *banks)
 
     def get_config(self):
         return {**super().get_config(), "gamma": self.gamma, "beta": self.beta, "lam": self.lam,
                 "omega": self.omega, "distance": self.distance, "objective": self.objective,
-                "contrast": self.contrast, "temperature": self.temperature}
+                "contrast": self.contrast, "temperature": self.temperature, "negatives": self.negatives}
 
 
 def term_metrics(distance: str = "squared_l2", temperature: float | None = None) -> list:

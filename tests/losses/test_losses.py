@@ -41,7 +41,7 @@ def test_distillation_reduction_sum_over_embedding_mean_over_batch():
 
 
 @pytest.mark.parametrize("cls, kwargs", [(TripletLoss, {"margin": 0.13, "distance": "squared_l2"}),
-                                         (DistillationLoss, {"gamma": 100, "beta": 0.1, "lam": 1, "omega": 0.01, "distance": "cosine", "objective": "q+d", "contrast": 0.5, "temperature": 0.1})])
+                                         (DistillationLoss, {"gamma": 100, "beta": 0.1, "lam": 1, "omega": 0.01, "distance": "cosine", "objective": "q+d", "contrast": 0.5, "temperature": 0.1, "negatives": "bank"})])
 def test_config_round_trip(cls, kwargs):
     loss = cls(**kwargs)
     clone = cls.from_config(loss.get_config())
@@ -88,3 +88,21 @@ def test_contrast_adds_ranking_term_to_each_distance():
     np.testing.assert_allclose(distillation_loss(t, t, t, t, gamma=1, beta=1, lam=1, omega=1), [0, 0])
     with pytest.raises(ValueError, match="contrast must be >= 0"):
         DistillationLoss(contrast=-1)
+
+
+def test_bank_negatives_rank_against_every_target():
+    # One example, student = teacher = e1. In-batch there is nothing to rank against: loss 0.
+    # Against a bank [e1, e2] (temperature 1): -log(e^1 / (e^1 + e^0)) = log(1 + e^-1) per ranking term;
+    # gamma = beta = 1, lambda = omega = 0: the q term only.
+    e1 = np.array([[1.0, 0.0]], np.float32)
+    bank = np.eye(2, dtype=np.float32)
+    y = np.stack([e1, e1], axis=1)
+    batch = DistillationLoss(gamma=1, beta=1, lam=0, omega=0, contrast=1.0, temperature=1.0)
+    assert float(batch(y, y)) == pytest.approx(0.0, abs=1e-6)
+    loss = DistillationLoss(gamma=1, beta=1, lam=0, omega=0, contrast=1.0, temperature=1.0, negatives="bank")
+    with pytest.raises(ValueError, match="needs set_banks"):
+        loss(y, y)
+    loss.set_banks(bank, bank)
+    assert float(loss(y, y)) == pytest.approx(np.log1p(np.exp(-1)), rel=1e-5)
+    with pytest.raises(ValueError, match="valid: batch, bank"):
+        DistillationLoss(negatives="all")
