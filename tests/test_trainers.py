@@ -88,3 +88,30 @@ def test_compare_without_per_question_scores_still_prints_the_table(tmp_path, ca
     assert load("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
     printed = capsys.readouterr().out
     assert "| en | 50.00 | 50.00 |" in printed and "no per-question scores beside" in printed
+
+
+def test_cross_encode_pairs_question_and_candidate_encoders(synthetic_data, tmp_path, capsys):
+    from relkt.data.lareqa_pool import LareqaPool
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+    from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+
+    module = load("cross_encode")
+    pool = LareqaPool.load(str(synthetic_data), split="all").subset(question_langs=["de", "en"], candidate_langs=["en"])
+    teacher, student = NgramEncoder(dim=16, num_buckets=512, seed=1), NgramEncoder(dim=16, num_buckets=64, seed=2)
+    result = module.cross_encode(teacher, student, pool)
+    # T/T and S/S are each model's own XX->EN P@1; the mixed pairings differ from both models' (other spaces).
+    own = {name: LareqaEvaluator(pool)(enc)["xx_en"] for name, enc in (("T/T", teacher), ("S/S", student))}
+    for name in own:
+        assert result["xx_en"][name] == {lang: r["P@1"] for lang, r in own[name].items()}
+    # A student identical to its teacher: every pairing is the teacher's, and so are the norms.
+    same = module.cross_encode(teacher, teacher, pool)
+    assert len({json.dumps(v, sort_keys=True) for v in same["xx_en"].values()}) == 1
+    assert same["mean_norm"]["teacher"] == same["mean_norm"]["student"]
+    assert all(0 < v <= 1 for v in result["mean_norm"]["student"].values())
+    # The CLI prints the table and writes JSON.
+    t, s = export_encoder(teacher, tmp_path / "t"), export_encoder(student, tmp_path / "s")
+    out = tmp_path / "cross.json"
+    assert module.main(["--teacher", f"hub:{t}", "--student", f"hub:{s}", "--data-dir", str(synthetic_data),
+                        "--split", "all", "--langs", "de,en", "--output", str(out)]) == 0
+    assert "| de |" in capsys.readouterr().out and set(json.loads(out.read_text())["xx_en"]) == {"T/T", "S/S", "S/T", "T/S"}
