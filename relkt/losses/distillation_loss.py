@@ -118,25 +118,16 @@ def term_metrics(distance: str = "squared_l2", temperature: float | None = None)
     """Keras metric functions logging each unweighted term separately (`q`, `d`, `dq`), and with a
     `temperature` (a loss with `contrast` > 0) each in-batch ranking term too (`q_rank`, `d_rank`, `dq_rank`)."""
 
-    def q(y_true, y_pred):
-        return row_distance(y_true[:, 0], y_pred[:, 0], distance)
+    def term(name: str, student_col: int, teacher_col: int, fn):
+        def metric(y_true, y_pred):
+            return fn(y_pred[:, student_col], y_true[:, teacher_col])
 
-    def d(y_true, y_pred):
-        return row_distance(y_true[:, 1], y_pred[:, 1], distance)
+        metric.__name__ = name  # Keras logs a metric function under its name
+        return metric
 
-    def dq(y_true, y_pred):
-        return row_distance(y_true[:, 1], y_pred[:, 0], distance)
-
-    if temperature is None:
-        return [q, d, dq]
-
-    def q_rank(y_true, y_pred):
-        return in_batch_infonce(y_pred[:, 0], y_true[:, 0], temperature)
-
-    def d_rank(y_true, y_pred):
-        return in_batch_infonce(y_pred[:, 1], y_true[:, 1], temperature)
-
-    def dq_rank(y_true, y_pred):
-        return in_batch_infonce(y_pred[:, 0], y_true[:, 1], temperature)
-
-    return [q, d, dq, q_rank, d_rank, dq_rank]
+    pairs = {"q": (0, 0), "d": (1, 1), "dq": (0, 1)}  # (S column, T column): S(q_x)-T(q_en), S(d)-T(d), S(q_x)-T(d)
+    metrics = [term(name, s, t, lambda a, b: row_distance(b, a, distance)) for name, (s, t) in pairs.items()]
+    if temperature is not None:
+        metrics += [term(f"{name}_rank", s, t, lambda a, b: in_batch_infonce(a, b, temperature))
+                    for name, (s, t) in pairs.items()]
+    return metrics
