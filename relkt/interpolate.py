@@ -108,10 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         pool = LareqaPool.load(args.data_dir, split="dev", fractions=fractions, seed=args.split_seed)
         pool = sample_questions(pool, args.max_questions, args.seed)
         evaluator = LareqaEvaluator(pool, batch_size=args.batch_size)
-        scores, metrics = {}, {}
-        for alpha in alphas:
+        def mix(alpha: float) -> None:  # the student's variables hold the mix; `own` keeps its weights
             for w, value in zip(student.weights, interpolate_weights(theirs, own, alpha, names)):
                 w.assign(value)
+
+        scores, metrics = {}, {}
+        for alpha in alphas:
+            mix(alpha)
             flat = LareqaEvaluator.flat(evaluator(QuietEncoder(student, args.batch_size)))
             if args.primary_metric not in flat:
                 raise RelktError(f"--primary-metric {args.primary_metric!r} is not a dev metric; valid: "
@@ -120,8 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             log.info("alpha %.3g: dev %s = %.4f, lareqa/mAP = %.4f", alpha, args.primary_metric, scores[alpha],
                      flat["lareqa/mAP"])
         best = choose_alpha(scores)
-        for w, value in zip(student.weights, interpolate_weights(theirs, own, best, names)):
-            w.assign(value)
+        mix(best)
         out = Path(args.output)
         export_encoder(student, out, training={"stage": "interpolation", "teacher": args.teacher, "student": args.student,
                                                "alpha": best, "dev": {args.primary_metric: scores[best]}})
