@@ -160,7 +160,8 @@ class StudentTrainer:
                               f"use student.spec=bert:{spec.partition(':')[2]}")
         texts = sorted(set(self.language_texts) | set(self.examples.q_target) | set(self.examples.d_student))
         try:
-            student, ext = extend_vocabulary(student, texts, v.min_count, v.init, v.split_scripts, seed=self.config.seed)
+            student, ext = extend_vocabulary(student, texts, v.min_count, v.init, v.split_scripts, seed=self.config.seed,
+                                             pieces=v.pieces)
         except ConfigError as e:
             raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None
         self.vocab_extension = ext

@@ -134,6 +134,13 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
     best = build_encoder(f"bert:{tmp_path / 'run' / 'best'}")
     ids = np.asarray(best.tokenizer(["กขค ฆง"])[0])
     assert best.tokenizer.token_to_id("[UNK]") not in ids and len(ids) == 5
+    # student.extend_vocab.pieces reaches the extension: learned Thai pieces join the vocabulary and the split.
+    cfg_pieces = student_config(tmp_path / "pieces", data, teacher, **{
+        "student": {"spec": f"bert:{teacher}", "extend_vocab": {"enabled": True, "pieces": 5}},
+        "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1"})
+    ext = train_student.StudentTrainer(load_config(StudentConfig, cfg_pieces)).vocab_extension
+    multi = [t for t in ext.tokens if len(t) > 1 and not t.startswith("##")]
+    assert ext.learned_pieces == 5 and multi and all(t in ext.split_pattern for t in multi)
     # A hub: student (no vocabulary to grow) is refused with the fix in the message.
     bad = student_config(tmp_path / "bad", data, teacher, **{"student": {"spec": f"hub:{teacher}", "extend_vocab": {"enabled": True}},
                                                              "data.student_langs": ["th"]})

@@ -53,6 +53,9 @@ class VocabExtensionSection:
     min_count: int = 1  # a piece must be needed this many times in the training texts
     init: Literal["random", "mean", "unk"] = "random"  # new rows: mean row + noise of the old rows' spread, mean row, [UNK]'s row
     split_scripts: list[str] = field(default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"])
+    # Multi-character pieces BPE learns for those scripts (relkt.encoders.vocab_extension.learn_script_pieces);
+    # 0 = single characters. A Thai character is a letter: pieces carry more meaning and shorten Thai text ~3x.
+    pieces: int = 0
     # The new rows' learning rate as a multiple of schedule.learning_rate (relkt.training.row_scaled_adam): at a
     # fine-tuning rate (5e-5) Adam moves a row at most ~0.03 in an epoch of 572 steps, half of MiniLM's
     # per-dimension embedding spread (0.055), so untrained rows hardly learn without it.
@@ -61,6 +64,8 @@ class VocabExtensionSection:
     def validate(self) -> None:
         if self.min_count < 1:
             raise ConfigError(f"student.extend_vocab.min_count must be >= 1, got {self.min_count}")
+        if self.pieces < 0:
+            raise ConfigError(f"student.extend_vocab.pieces must be >= 0 (0 = single characters), got {self.pieces}")
         if self.new_rows_lr_multiplier <= 0:
             raise ConfigError(f"student.extend_vocab.new_rows_lr_multiplier must be > 0, got {self.new_rows_lr_multiplier}")
 

@@ -4,16 +4,18 @@ CL-ReLKT's weakest language was the one its tokenizer could not read (Hindi on m
 tokens): distillation cannot teach what arrives as [UNK]. Here every character of the training texts
 that the vocabulary cannot produce is added (as a word-initial piece and/or a `##` continuation,
 whichever WordPiece needs), the token-embedding matrix grows by that many rows, and spaceless
-scripts (Thai, ...) are split into characters so a clause is not one [UNK]. Old token ids and every
+scripts (Thai, ...) are split into characters, or into multi-character pieces learned by BPE on the
+training texts, so a clause is not one [UNK]. Old token ids and every
 other weight are unchanged, so the extended student starts as an exact copy of its teacher on text
 the teacher could read.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Collection, Sequence
 
 import keras
 import numpy as np
@@ -21,6 +23,8 @@ import tensorflow as tf
 
 from relkt.encoders.script_split_tokenizer import NO_SPACE_SCRIPTS, ScriptSplitTokenizer, script_pattern
 from relkt.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 INIT_CHOICES = ("random", "mean", "unk")
 
@@ -32,11 +36,12 @@ class VocabExtension:
     tokens: list[str] = field(default_factory=list)
     first_id: int = 0
     split_pattern: str = ""
+    learned_pieces: int = 0  # multi-character script pieces BPE learned (the split pattern holds them)
 
     def summary(self) -> dict:
         initial = sum(not t.startswith("##") for t in self.tokens)
         return {"added_tokens": len(self.tokens), "initial_pieces": initial, "continuation_pieces": len(self.tokens) - initial,
-                "first_id": self.first_id, "split_pattern": self.split_pattern}
+                "learned_script_pieces": self.learned_pieces, "first_id": self.first_id, "split_pattern": self.split_pattern}
 
 
 def _words(tokenizer, texts: Sequence[str], batch_size: int = 1024) -> list[str]:
@@ -48,24 +53,29 @@ def _words(tokenizer, texts: Sequence[str], batch_size: int = 1024) -> list[str]
     words: list[str] = []
     for lo in range(0, len(texts), batch_size):
         batch = tf.constant(list(texts[lo : lo + batch_size]))
-        if split:
-            batch = tf.strings.regex_replace(batch, split, r" \0 ")
+        if split:  # as ScriptSplitTokenizer.tokenize does
+            batch = tf.strings.regex_replace(tokenizer.normalize(batch), split, r" \0 ")
         ragged = pretokenize(batch, tokenizer.lowercase, tokenizer.strip_accents, tokenizer.split, tokenizer.split_on_cjk, pattern)
         words.extend(w.decode("utf-8") for w in ragged.flat_values.numpy())
     return words
 
 
-def missing_pieces(tokenizer, texts: Sequence[str], min_count: int = 1) -> list[str]:
-    """Single-character pieces WordPiece would need to read every word of `texts` without [UNK].
+def missing_pieces(tokenizer, texts: Sequence[str], min_count: int = 1, whole: Collection[str] = ()) -> list[str]:
+    """Pieces WordPiece would need to read every word of `texts` without [UNK].
 
     A word's first character must exist as a piece, every later one as `##c` (any of them may start a
-    continuation). Pieces the vocabulary has are skipped; order is most frequent first, then by text,
-    so the result (and the new ids) are the same on every run.
+    continuation); a word in `whole` (a learned script piece, which the tokenizer's split made a word)
+    is added as it is. Pieces the vocabulary has are skipped; order is most frequent first, then by
+    text, so the result (and the new ids) are the same on every run.
     """
     vocab = set(tokenizer.get_vocabulary())
+    whole = set(whole)
     counts: Counter = Counter()
     for word in _words(tokenizer, texts):
         if word in vocab:
+            continue
+        if word in whole:
+            counts[word] += 1
             continue
         counts[word[0]] += 1
         counts.update("##" + c for c in word[1:])
@@ -73,9 +83,48 @@ def missing_pieces(tokenizer, texts: Sequence[str], min_count: int = 1) -> list[
     return [t for n, t in sorted(needed, key=lambda x: (-x[0], x[1]))]
 
 
+def learn_script_pieces(tokenizer, texts: Sequence[str], scripts: Sequence[str], num_pieces: int) -> list[str]:
+    """Up to `num_pieces` multi-character pieces of `scripts`, learned by BPE (sentencepiece) on the runs of
+    those scripts in `texts` as `tokenizer` normalizes them (accents stripped, as the split will see them).
+
+    Single characters of a Thai clause are letters; BPE merges the frequent ones into syllable- and
+    word-sized pieces, so a row means more and a sentence takes ~3x fewer tokens. Deterministic
+    (one thread), so a resumed run rebuilds the same vocabulary.
+    """
+    import io
+
+    import sentencepiece as spm
+
+    if num_pieces <= 0 or not scripts:
+        return []
+    chars = script_pattern(scripts)
+    runs: list[str] = []
+    for lo in range(0, len(texts), 1024):
+        kept = tf.strings.regex_replace(tokenizer.normalize(list(texts[lo : lo + 1024])), "[^" + chars[1:-1] + "]+", " ")
+        runs.extend(r for t in kept.numpy() for r in t.decode("utf-8").split())
+    if not runs:
+        return []
+    alphabet = len(set("".join(runs)))
+    model = io.BytesIO()
+    try:
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(runs), model_writer=model, model_type="bpe", vocab_size=alphabet + num_pieces + 1,
+            hard_vocab_limit=False, character_coverage=1.0, normalization_rule_name="identity", add_dummy_prefix=False,
+            bos_id=-1, eos_id=-1, unk_id=0, num_threads=1, minloglevel=2)
+    except RuntimeError as e:  # e.g. too little text to learn anything from
+        log.warning("no script pieces learned (%s); characters only", e)
+        return []
+    sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size()) if not (sp.is_control(i) or sp.is_unknown(i))]
+    return [p for p in pieces if len(p) > 1 and "\u2581" not in p][:num_pieces]
+
+
 def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
-                      split_scripts: Sequence[str] = NO_SPACE_SCRIPTS, seed: int = 0):
+                      split_scripts: Sequence[str] = NO_SPACE_SCRIPTS, seed: int = 0, pieces: int = 0):
     """A copy of the BertEncoder `encoder` whose vocabulary also covers `texts`; returns (encoder, VocabExtension).
+
+    `pieces` > 0 learns that many multi-character pieces for `split_scripts` (`learn_script_pieces`);
+    the tokenizer cuts those scripts into the longest known piece, else a character.
 
     New embedding rows start (`init`) at `random`: the mean row plus Gaussian noise with the old rows'
     per-dimension spread (seeded), so different characters are told apart from the first step and
@@ -98,7 +147,11 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
     old_vocab = list(old.get_vocabulary())
     # Find what is missing with the splitting the extended tokenizer will do.
     probe = ScriptSplitTokenizer(vocabulary=old_vocab, split_pattern=pattern, **settings)
-    new_tokens = missing_pieces(probe, texts, min_count)
+    learned = learn_script_pieces(probe, texts, split_scripts, pieces)
+    if learned:
+        pattern = script_pattern(split_scripts, learned)
+        probe = ScriptSplitTokenizer(vocabulary=old_vocab, split_pattern=pattern, **settings)
+    new_tokens = missing_pieces(probe, texts, min_count, whole=set(_words(probe, learned)) if learned else ())
     tokenizer = ScriptSplitTokenizer(vocabulary=old_vocab + new_tokens, split_pattern=pattern, **settings)
 
     backbone = encoder.backbone
@@ -119,4 +172,4 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
         target.assign(rows if source is backbone.token_embedding.embeddings else source.numpy())
     extended = BertEncoder(grown, tokenizer, max_length=encoder.max_length, name=encoder.name)
     extended.trainable = encoder.trainable
-    return extended, VocabExtension(new_tokens, len(old_vocab), pattern)
+    return extended, VocabExtension(new_tokens, len(old_vocab), pattern, len(learned))

@@ -58,3 +58,18 @@ def test_every_shipped_config_loads():
     for path in configs:
         assert path.read_text().startswith("#"), f"{path} should say at its top the command that runs it"
         load_config(TeacherConfig, path)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("student.extend_vocab.pieces=-1", "student.extend_vocab.pieces must be >= 0 (0 = single characters), got -1"),
+        ("student.extend_vocab.min_count=0", "student.extend_vocab.min_count must be >= 1, got 0"),
+        ("student.extend_vocab.init=zeros", "valid: random, mean, unk"),
+    ],
+)
+def test_invalid_student_vocabulary_options_fail_at_once(override, message):
+    from relkt.config import StudentConfig
+
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_config(StudentConfig, None, [override])

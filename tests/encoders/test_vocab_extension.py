@@ -9,8 +9,8 @@ from tests.encoders.tiny_bert import VOCAB, tiny_bert
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
-from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
-from relkt.encoders.vocab_extension import extend_vocabulary, missing_pieces
+from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer, script_pattern
+from relkt.encoders.vocab_extension import extend_vocabulary, learn_script_pieces, missing_pieces
 from relkt.errors import ConfigError
 
 ENGLISH = ["the cat sleeps at night", "the river flows into the sea."]  # all in the tiny vocabulary
@@ -99,3 +99,54 @@ def test_extension_needs_a_bert_encoder_and_a_known_init():
         extend_vocabulary(NgramEncoder(dim=8, num_buckets=64), THAI)
     with pytest.raises(ConfigError, match="valid: random, mean, unk"):
         extend_vocabulary(tiny_bert(), THAI, init="zeros")
+
+
+# Three synthetic Thai "words" (cat, sleep, night), every pair of them written without a space, in three orders:
+# each word occurs 18 times, each pair 3 times, so BPE's first nine merges build exactly the three words.
+THAI_WORDS = ["แมว", "นอน", "กลางคืน"]
+THAI_RUNS = [" ".join(a + b for a in THAI_WORDS for b in THAI_WORDS[k:] + THAI_WORDS[:k]) for k in range(3)]
+
+
+def test_script_pattern_cuts_the_longest_known_piece_first():
+    pattern = script_pattern(["Thai"], ["แม", "แมว", "นอ"])
+    assert pattern.startswith("แมว|")  # longest first, then same length by text, then one character
+    tok = ScriptSplitTokenizer(vocabulary=VOCAB + ["แมว", "แม", "นอ", "น"], lowercase=True, strip_accents=True, split_pattern=pattern)
+    # "แมวนอน": "แมว" beats "แม"; "นอ" then leaves "น" as a character.
+    assert [tok.id_to_token(int(i)) for i in np.asarray(tok(["แมวนอน"])[0])] == ["แมว", "นอ", "น"]
+    assert script_pattern([], ["แมว"]) == ""
+
+
+def test_learned_pieces_are_multi_character_deterministic_and_only_from_the_scripts():
+    tok = ScriptSplitTokenizer(vocabulary=VOCAB, lowercase=True, strip_accents=True)
+    pieces = learn_script_pieces(tok, THAI_RUNS + ENGLISH + CHINESE, ["Thai"], 9)
+    # Nine merges: the three words (accent-stripped, as the split sees them: "กลางคืน" loses its vowel mark) and
+    # the steps to them; only Thai (no English, no ideographs), every piece multi-character.
+    assert pieces == ["กล", "คน", "นอ", "มว", "าง", "นอน", "แมว", "กลาง", "กลางคน"]
+    assert len(learn_script_pieces(tok, THAI_RUNS, ["Thai"], 20)) == 20  # later merges join the words
+    assert learn_script_pieces(tok, THAI_RUNS + ENGLISH, ["Thai"], 20) == learn_script_pieces(tok, THAI_RUNS + ENGLISH, ["Thai"], 20)
+    assert learn_script_pieces(tok, THAI_RUNS, ["Thai"], 0) == []
+    assert learn_script_pieces(tok, ENGLISH, ["Thai"], 20) == []  # no text in the script: nothing to learn
+
+
+def test_extension_with_pieces_reads_thai_in_fewer_tokens_and_round_trips(tmp_path):
+    base = tiny_bert(max_length=32)
+    texts = ENGLISH + THAI_RUNS + CHINESE
+    chars, by_char = extend_vocabulary(base, texts)
+    student, ext = extend_vocabulary(base, texts, pieces=9)
+    assert ext.learned_pieces == 9 and ext.split_pattern != by_char.split_pattern
+    assert {"แมว", "นอน", "กลางคน"} <= set(ext.tokens)  # whole pieces, added as word-initial tokens
+    n_old = len(VOCAB)
+    assert [np.asarray(t).tolist() for t in student.tokenizer(ENGLISH)] == [np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)]
+    ids = np.asarray(student.tokenizer(["แมวนอนกลางคืน แมว"])[0])
+    # Four pieces ("แมว", "นอน", "กลางคน", "แมว") against 15 letters (accent stripping drops คืน's vowel mark).
+    assert [student.tokenizer.id_to_token(int(i)) for i in ids] == ["แมว", "นอน", "กลางคน", "แมว"] and (ids >= n_old).all()
+    assert len(np.asarray(chars.tokenizer(["แมวนอนกลางคืน แมว"])[0])) == 15
+    assert unk_count(student.tokenizer, texts) == 0
+    # The pieces live in the split pattern, so the .keras file and the hub export tokenize the same way.
+    expected = student.encode(texts)
+    student.save(tmp_path / "student.keras")
+    loaded = keras.saving.load_model(tmp_path / "student.keras")
+    np.testing.assert_allclose(loaded.encode(texts), expected, atol=1e-6)
+    export = export_encoder(student, tmp_path / "export")
+    np.testing.assert_allclose(build_encoder(f"hub:{export}", trainable=False).encode(texts), expected, atol=1e-5)
+    assert build_encoder(f"bert:{export}").tokenizer.split_pattern == ext.split_pattern
