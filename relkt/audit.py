@@ -4,7 +4,8 @@
         --data-dir ../shared/data/xquad-r --split test [--texts questions|candidates|both] [--output audit.json]
 
 Per language: the share of WordPiece pieces that are [UNK], the share of texts with at least one [UNK],
-and pieces per whitespace word (see relkt.analysis.tokenizer_audit). Encoders without a WordPiece
+pieces per whitespace word, and the share of texts longer than the encoder's max_length (cut when
+encoded; see relkt.analysis.tokenizer_audit). Encoders without a WordPiece
 tokenizer (n-gram hashing, mUSE's in-graph sentencepiece) are named and skipped.
 """
 
@@ -37,12 +38,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def audit_table(audits: dict[str, dict | None], langs: Sequence[str]) -> str:
-    """Markdown: one row per language, [UNK] rate / texts with [UNK] / pieces per word for each encoder."""
+    """Markdown: one row per language, [UNK] rate / texts with [UNK] / pieces per word / texts cut at max_length
+    for each encoder ("-" where it records no max_length)."""
     names = [n for n, a in audits.items() if a is not None]
-    head = "| lang | " + " | ".join(f"{n}: [UNK] % / texts with [UNK] % / pieces per word" for n in names) + " |"
+    head = "| lang | " + " | ".join(f"{n}: [UNK] % / texts with [UNK] % / pieces per word / texts cut %" for n in names) + " |"
     lines = [head, "|---" * (1 + len(names)) + "|"]
     for lang in langs:
-        cells = [f"{100 * a[lang]['unk_rate']:.1f} / {100 * a[lang]['texts_with_unk']:.1f} / {a[lang]['pieces_per_word']:.2f}"
+        cells = [f"{100 * a[lang]['unk_rate']:.1f} / {100 * a[lang]['texts_with_unk']:.1f} / {a[lang]['pieces_per_word']:.2f} / "
+                 + (f"{100 * a[lang]['texts_cut']:.1f}" if "texts_cut" in a[lang] else "-")
                  for a in (audits[n] for n in names)]
         lines.append(f"| {lang} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -52,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        from relkt.analysis.tokenizer_audit import audit_tokenizer, tokenizer_of
+        from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of
         from relkt.data.lareqa_pool import LareqaPool
         from relkt.encoders import build_encoder
         from relkt.encoders.registry import named_specs
@@ -71,12 +74,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 texts_by_lang[c.lang].append(text)
         audits: dict[str, dict | None] = {}
         for name, spec in specs.items():
-            tokenizer = tokenizer_of(build_encoder(spec, trainable=False))
+            encoder = build_encoder(spec, trainable=False)
+            tokenizer = tokenizer_of(encoder)
             if tokenizer is None:
                 print(f"{name} ({spec}): no WordPiece tokenizer to audit; skipped", file=sys.stderr)
                 audits[name] = None
                 continue
-            audits[name] = {lang: audit_tokenizer(tokenizer, texts) for lang, texts in texts_by_lang.items()}
+            limit = max_length_of(encoder)
+            audits[name] = {lang: audit_tokenizer(tokenizer, texts, max_length=limit) for lang, texts in texts_by_lang.items()}
     except RelktError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

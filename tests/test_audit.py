@@ -30,6 +30,8 @@ def test_audit_shows_extension_removing_unknown_pieces(tiny_data, tmp_path, caps
     assert audits["extended"]["en"]["unk_rate"] < audits["base"]["en"]["unk_rate"] and audits["base"]["de"]["n_texts"] == 6
     de_row = next(l for l in captured.out.splitlines() if l.startswith("| de |"))
     assert "/ 100.0 /" in de_row and de_row.split("|")[3].strip().startswith("0.0 / 0.0 /")
+    # tiny_bert's max_length 16 holds every tiny question: none is cut.
+    assert audits["base"]["de"]["texts_cut"] == 0.0 and de_row.split("|")[2].strip().endswith("/ 0.0")
 
 
 def test_audit_rejects_an_unnamed_encoder(tiny_data, capsys):

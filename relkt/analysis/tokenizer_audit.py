@@ -1,5 +1,6 @@
 """How well an encoder's tokenizer reads a language: unknown-token rate, questions with an unknown
-token, and pieces per whitespace word (CL-ReLKT's Hindi failure came from 14.5% unknown tokens)."""
+token, pieces per whitespace word and per text, and texts cut at the encoder's max_length
+(CL-ReLKT's Hindi failure came from 14.5% unknown tokens; one token per Thai letter cuts long sentences)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,13 @@ def tokenizer_of(encoder):
     return None
 
 
+def max_length_of(encoder) -> int | None:
+    """The encoder's sequence limit in pieces ([CLS] and [SEP] included), if it records one."""
+    inner = getattr(encoder, "inner", encoder)
+    length = getattr(inner, "max_length", None) or (getattr(encoder, "metadata", {}) or {}).get("max_length")
+    return int(length) if length else None
+
+
 def tokenizer_info(tokenizer) -> dict:
     """What an export records to rebuild `tokenizer` (see relkt.encoders.export)."""
     return {"type": "wordpiece", "vocabulary": "vocab.txt", "lowercase": bool(getattr(tokenizer, "lowercase", True)),
@@ -35,15 +43,16 @@ def tokenizer_info(tokenizer) -> dict:
             "split_pattern": getattr(tokenizer, "split_pattern", "")}
 
 
-def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512) -> dict:
-    """unk_rate (share of pieces that are [UNK]), texts_with_unk, pieces_per_word, n_texts."""
+def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512, max_length: int | None = None) -> dict:
+    """unk_rate (share of pieces that are [UNK]), texts_with_unk, pieces_per_word, pieces_per_text, n_texts,
+    and with `max_length` texts_cut: the share of texts with more pieces than fit beside [CLS] and [SEP]."""
     import tensorflow as tf  # here, not at import: relkt.analysis also serves TF-free tools (trainers/compare.py)
 
     unk = tokenizer.token_to_id("[UNK]")
     fn = tokenizer.__dict__.get("_relkt_audit_fn")  # one traced function per tokenizer, not per call
     if fn is None:
         fn = tokenizer.__dict__["_relkt_audit_fn"] = tf.function(lambda s: tokenizer(s), input_signature=[tf.TensorSpec([None], tf.string)])
-    n_unk = n_pieces = n_with_unk = 0
+    n_unk = n_pieces = n_with_unk = n_cut = 0
     for lo in range(0, len(texts), batch_size):
         ids = fn(tf.constant(list(texts[lo : lo + batch_size])))
         flat = ids.flat_values.numpy()
@@ -52,9 +61,15 @@ def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512) -> d
         n_unk += int(is_unk.sum())
         n_pieces += len(flat)
         n_with_unk += len(np.unique(rows[is_unk]))
+        if max_length:
+            n_cut += int((ids.row_lengths().numpy() > max_length - 2).sum())
     words = sum(len(t.split()) for t in texts)
-    return {"unk_rate": n_unk / max(n_pieces, 1), "texts_with_unk": n_with_unk / max(len(texts), 1),
-            "pieces_per_word": n_pieces / max(words, 1), "n_texts": len(texts)}
+    n = max(len(texts), 1)
+    out = {"unk_rate": n_unk / max(n_pieces, 1), "texts_with_unk": n_with_unk / n, "pieces_per_word": n_pieces / max(words, 1),
+           "pieces_per_text": n_pieces / n, "n_texts": len(texts)}
+    if max_length:
+        out["texts_cut"] = n_cut / n
+    return out
 
 
 def write_vocabulary(tokenizer, directory: Path) -> dict:

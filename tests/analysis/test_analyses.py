@@ -118,3 +118,6 @@ def test_tokenizer_audit_counts_unknown_pieces():
     r = audit_tokenizer(tok, ["the cat", "zzz cat", "猫"])
     assert r["unk_rate"] == pytest.approx(0.4) and r["texts_with_unk"] == pytest.approx(2 / 3)
     assert r["pieces_per_word"] == pytest.approx(1.0)
+    # With max_length 3 only one piece fits beside [CLS] and [SEP]: the two 2-piece texts are cut.
+    assert r["pieces_per_text"] == pytest.approx(5 / 3) and "texts_cut" not in r
+    assert audit_tokenizer(tok, ["the cat", "zzz cat", "猫"], max_length=3)["texts_cut"] == pytest.approx(2 / 3)
