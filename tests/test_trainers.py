@@ -115,3 +115,11 @@ def test_cross_encode_pairs_question_and_candidate_encoders(synthetic_data, tmp_
     assert module.main(["--teacher", f"hub:{t}", "--student", f"hub:{s}", "--data-dir", str(synthetic_data),
                         "--split", "all", "--langs", "de,en", "--output", str(out)]) == 0
     assert "| de |" in capsys.readouterr().out and set(json.loads(out.read_text())["xx_en"]) == {"T/T", "S/S", "S/T", "T/S"}
+
+
+def test_compare_names_a_missing_or_malformed_results_file(tmp_path, capsys):
+    (tmp_path / "bad.json").write_text("{not json")
+    assert load("compare").main([str(tmp_path / "missing.json")]) == 2
+    assert "missing.json: no such results file" in capsys.readouterr().err
+    assert load("compare").main([str(tmp_path / "bad.json")]) == 2
+    assert "bad.json: not a results JSON" in capsys.readouterr().err

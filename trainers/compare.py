@@ -104,7 +104,16 @@ def significance_lines(a_name: str, b_name: str, rows: list[dict]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     paths = [Path(p) for p in args.results]
-    results = [json.loads(p.read_text()) for p in paths]
+    results = []
+    for path in paths:
+        try:
+            results.append(json.loads(path.read_text()))
+        except FileNotFoundError:
+            print(f"error: {path}: no such results file (write it with python -m relkt.evaluate --output {path})", file=sys.stderr)
+            return 2
+        except json.JSONDecodeError as e:
+            print(f"error: {path}: not a results JSON ({e})", file=sys.stderr)
+            return 2
     names = [name_of(p) for p in paths]
     print("\n".join(side_by_side(names, results)))
     for i in range(1, len(paths)):
