@@ -25,7 +25,8 @@ def tokenizer_of(encoder):
 
         vocab = (Path(handle) / info["vocabulary"]).read_text(encoding="utf-8").splitlines()
         return ScriptSplitTokenizer(vocabulary=vocab, lowercase=info.get("lowercase", True),
-                                    strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""))
+                                    strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""),
+                                    split_on_cjk=info.get("split_on_cjk", True))
     return None
 
 
@@ -40,7 +41,7 @@ def tokenizer_info(tokenizer) -> dict:
     """What an export records to rebuild `tokenizer` (see relkt.encoders.export)."""
     return {"type": "wordpiece", "vocabulary": "vocab.txt", "lowercase": bool(getattr(tokenizer, "lowercase", True)),
             "strip_accents": bool(getattr(tokenizer, "strip_accents", True)),
-            "split_pattern": getattr(tokenizer, "split_pattern", "")}
+            "split_pattern": getattr(tokenizer, "split_pattern", ""), "split_on_cjk": bool(getattr(tokenizer, "split_on_cjk", True))}
 
 
 def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512, max_length: int | None = None) -> dict:

@@ -89,7 +89,8 @@ class BertEncoder(SentenceEncoder):
             raise EncoderError(f"bert:{path}: the SavedModel has no variable {e}; not a relkt BERT export") from None
         vocab = (Path(path) / info.get("vocabulary", "vocab.txt")).read_text(encoding="utf-8").splitlines()
         tokenizer = ScriptSplitTokenizer(vocabulary=vocab, lowercase=info.get("lowercase", True),
-                                         strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""))
+                                         strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""),
+                                         split_on_cjk=info.get("split_on_cjk", True))
         return cls(backbone, tokenizer, max_length=max_length or meta.get("max_length") or 128, **kwargs)
 
     @property

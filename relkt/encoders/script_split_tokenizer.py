@@ -58,4 +58,4 @@ class ScriptSplitTokenizer(keras_hub.models.BertTokenizer):
         return super().tokenize(inputs)
 
     def get_config(self):
-        return {**super().get_config(), "split_pattern": self.split_pattern}
+        return {**super().get_config(), "split_pattern": self.split_pattern, "split_on_cjk": self.split_on_cjk}

@@ -36,7 +36,7 @@ class VocabExtension:
     tokens: list[str] = field(default_factory=list)
     first_id: int = 0
     split_pattern: str = ""
-    learned_pieces: int = 0  # multi-character script pieces BPE learned (the split pattern holds them)
+    learned_pieces: int = 0  # multi-character script pieces BPE learned that the training texts use (the split holds them)
 
     def summary(self) -> dict:
         initial = sum(not t.startswith("##") for t in self.tokens)
@@ -84,31 +84,40 @@ def missing_pieces(tokenizer, texts: Sequence[str], min_count: int = 1, whole: C
 
 
 def learn_script_pieces(tokenizer, texts: Sequence[str], scripts: Sequence[str], num_pieces: int) -> list[str]:
-    """Up to `num_pieces` multi-character pieces of `scripts`, learned by BPE (sentencepiece) on the runs of
-    those scripts in `texts` as `tokenizer` normalizes them (accents stripped, as the split will see them).
+    """Up to `num_pieces` multi-character pieces per script of `scripts`, learned by BPE (sentencepiece) on the
+    runs of that script in `texts` as `tokenizer` normalizes them (accents stripped, as the split will see them).
 
     Single characters of a Thai clause are letters; BPE merges the frequent ones into syllable- and
-    word-sized pieces, so a row means more and a sentence takes ~3x fewer tokens. Deterministic
-    (one thread), so a resumed run rebuilds the same vocabulary.
+    word-sized pieces, so a row means more and a sentence takes ~3x fewer tokens. Each script gets its
+    own budget, so adding a script leaves another's pieces unchanged. Deterministic (one thread), so a
+    resumed run rebuilds the same vocabulary.
     """
+    if num_pieces <= 0:
+        return []
+    normalized: list[str] = []
+    for lo in range(0, len(texts), 1024):
+        normalized.extend(t.decode("utf-8") for t in tokenizer.normalize(list(texts[lo : lo + 1024])).numpy())
+    pieces: list[str] = []
+    for script in scripts:
+        chars = script_pattern([script])
+        kept = tf.strings.regex_replace(tf.constant(normalized or [""]), "[^" + chars[1:-1] + "]+", " ").numpy()
+        runs = [r for t in kept for r in t.decode("utf-8").split()]
+        pieces.extend(p for p in _bpe_pieces(runs, num_pieces) if p not in pieces)
+    return pieces
+
+
+def _bpe_pieces(runs: list[str], num_pieces: int) -> list[str]:
+    """The first `num_pieces` multi-character BPE pieces of `runs` (strings without spaces), in merge order."""
     import io
 
     import sentencepiece as spm
 
-    if num_pieces <= 0 or not scripts:
-        return []
-    chars = script_pattern(scripts)
-    runs: list[str] = []
-    for lo in range(0, len(texts), 1024):
-        kept = tf.strings.regex_replace(tokenizer.normalize(list(texts[lo : lo + 1024])), "[^" + chars[1:-1] + "]+", " ")
-        runs.extend(r for t in kept.numpy() for r in t.decode("utf-8").split())
     if not runs:
         return []
-    alphabet = len(set("".join(runs)))
     model = io.BytesIO()
     try:
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(runs), model_writer=model, model_type="bpe", vocab_size=alphabet + num_pieces + 1,
+            sentence_iterator=iter(runs), model_writer=model, model_type="bpe", vocab_size=len(set("".join(runs))) + num_pieces + 1,
             hard_vocab_limit=False, character_coverage=1.0, normalization_rule_name="identity", add_dummy_prefix=False,
             bos_id=-1, eos_id=-1, unk_id=0, num_threads=1, minloglevel=2)
     except RuntimeError as e:  # e.g. too little text to learn anything from
@@ -123,8 +132,10 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
                       split_scripts: Sequence[str] = NO_SPACE_SCRIPTS, seed: int = 0, pieces: int = 0):
     """A copy of the BertEncoder `encoder` whose vocabulary also covers `texts`; returns (encoder, VocabExtension).
 
-    `pieces` > 0 learns that many multi-character pieces for `split_scripts` (`learn_script_pieces`);
-    the tokenizer cuts those scripts into the longest known piece, else a character.
+    `pieces` > 0 learns that many multi-character pieces per script of `split_scripts` (`learn_script_pieces`);
+    the tokenizer cuts those scripts into the longest known piece, else a character. With "Han" among
+    `split_scripts`, ideographs are cut by that split (words as pieces) instead of keras-hub's one-by-one
+    CJK split, which the extended tokenizer then turns off.
 
     New embedding rows start (`init`) at `random`: the mean row plus Gaussian noise with the old rows'
     per-dimension spread (seeded), so different characters are told apart from the first step and
@@ -143,7 +154,8 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
         raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(INIT_CHOICES)}")
     old = encoder.tokenizer
     pattern = script_pattern(split_scripts)
-    settings = dict(lowercase=old.lowercase, strip_accents=old.strip_accents, split=old.split, split_on_cjk=old.split_on_cjk)
+    settings = dict(lowercase=old.lowercase, strip_accents=old.strip_accents, split=old.split,
+                    split_on_cjk=old.split_on_cjk and "Han" not in split_scripts)
     old_vocab = list(old.get_vocabulary())
     # Find what is missing with the splitting the extended tokenizer will do.
     probe = ScriptSplitTokenizer(vocabulary=old_vocab, split_pattern=pattern, **settings)
@@ -151,7 +163,20 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
     if learned:
         pattern = script_pattern(split_scripts, learned)
         probe = ScriptSplitTokenizer(vocabulary=old_vocab, split_pattern=pattern, **settings)
+        # Keep the pieces the greedy cut actually makes in the training texts (dropping one that never wins
+        # changes no training text's cut): a piece in the split must be a token with a trained row.
+        cut = Counter(_words(probe, texts))
+        forms = [[w] for w in _words(probe, learned)]  # one word per piece, as a rule
+        if len(forms) != len(learned):
+            forms = [_words(probe, [p]) for p in learned]
+        learned = [p for p, f in zip(learned, forms) if len(f) == 1 and cut[f[0]] >= min_count]
+        pattern = script_pattern(split_scripts, learned)
+        probe = ScriptSplitTokenizer(vocabulary=old_vocab, split_pattern=pattern, **settings)
     new_tokens = missing_pieces(probe, texts, min_count, whole=set(_words(probe, learned)) if learned else ())
+    if learned:  # a character seen only inside pieces must still read alone, in a combination training never had
+        have = set(old_vocab) | set(new_tokens)
+        chars = sorted({c for c in _words(probe, sorted({c for p in learned for c in p}))} - have)
+        new_tokens += chars
     tokenizer = ScriptSplitTokenizer(vocabulary=old_vocab + new_tokens, split_pattern=pattern, **settings)
 
     backbone = encoder.backbone

@@ -133,7 +133,9 @@ def test_extension_with_pieces_reads_thai_in_fewer_tokens_and_round_trips(tmp_pa
     texts = ENGLISH + THAI_RUNS + CHINESE
     chars, by_char = extend_vocabulary(base, texts)
     student, ext = extend_vocabulary(base, texts, pieces=9)
-    assert ext.learned_pieces == 9 and ext.split_pattern != by_char.split_pattern
+    # Of BPE's nine pieces, the greedy cut of these texts makes only the three words: the other six stay out
+    # of the split, so every piece it can cut is a token with a trained row.
+    assert ext.learned_pieces == 3 and ext.split_pattern.startswith("กลางคน|นอน|แมว|[")
     assert {"แมว", "นอน", "กลางคน"} <= set(ext.tokens)  # whole pieces, added as word-initial tokens
     n_old = len(VOCAB)
     assert [np.asarray(t).tolist() for t in student.tokenizer(ENGLISH)] == [np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)]
@@ -150,3 +152,30 @@ def test_extension_with_pieces_reads_thai_in_fewer_tokens_and_round_trips(tmp_pa
     export = export_encoder(student, tmp_path / "export")
     np.testing.assert_allclose(build_encoder(f"hub:{export}", trainable=False).encode(texts), expected, atol=1e-5)
     assert build_encoder(f"bert:{export}").tokenizer.split_pattern == ext.split_pattern
+
+
+def test_pieces_keep_their_characters_and_han_can_be_cut_into_words(tmp_path):
+    base = tiny_bert(max_length=32)
+    # A letter order training never had still reads without [UNK]: every character of a piece is a token too.
+    student, _ = extend_vocabulary(base, ENGLISH + THAI_RUNS, pieces=9)
+    assert unk_count(student.tokenizer, ["วมแ นนอ"]) == 0
+    # With "Han" among split_scripts, Chinese is cut into learned words instead of one ideograph per token.
+    chinese = ["中国大学在北京", "北京大学是中国的大学", "中国人在北京上大学"] * 3
+    by_char, _ = extend_vocabulary(base, ENGLISH + chinese, pieces=4)
+    by_word, ext = extend_vocabulary(base, ENGLISH + chinese, split_scripts=["Han"], pieces=4)
+    assert by_char.tokenizer.split_on_cjk and not by_word.tokenizer.split_on_cjk and ext.learned_pieces == 4
+
+    def pieces(encoder, text):
+        return [encoder.tokenizer.id_to_token(int(i)) for i in np.asarray(encoder.tokenizer([text])[0])]
+
+    assert pieces(by_char, "北京大学在中国") == ["北", "京", "大", "学", "在", "中", "国"]
+    # "在" was only ever seen inside the piece "在北京": it still reads alone.
+    assert pieces(by_word, "北京大学在中国") == ["北京", "大学", "在", "中国"]
+    assert [np.asarray(t).tolist() for t in by_word.tokenizer(ENGLISH)] == [np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)]
+    # The split (and the switched-off CJK split) survive the config, the .keras file and the export.
+    clone = ScriptSplitTokenizer.from_config(by_word.tokenizer.get_config())
+    assert not clone.split_on_cjk
+    export = export_encoder(by_word, tmp_path / "export")
+    rebuilt = build_encoder(f"bert:{export}")
+    assert pieces(rebuilt, "北京大学在中国") == ["北京", "大学", "在", "中国"]
+    np.testing.assert_allclose(build_encoder(f"hub:{export}", trainable=False).encode(chinese[:3]), by_word.encode(chinese[:3]), atol=1e-5)
