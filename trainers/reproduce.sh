@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole CL-ReLKT recipe on one setup: zero-shot score, teacher, student, and the three test scores.
 #   bash trainers/reproduce.sh quickstart        # configs/quickstart.yaml + configs/quickstart_student.yaml (minutes)
-#   bash trainers/reproduce.sh xquad_minilm      # configs/xquad_minilm_{teacher,student,student_*}.yaml (~5 h on 2 CPU cores)
+#   bash trainers/reproduce.sh xquad_minilm      # configs/xquad_minilm_{teacher,student,student_*}.yaml (~6 h on 2 CPU cores)
 set -euo pipefail
 more_students=""
 interpolate=no   # yes: also mix each student's last/ with the teacher (relkt.interpolate, alpha chosen on dev) and score it
@@ -9,7 +9,7 @@ setup="${1:?usage: $0 quickstart|xquad_minilm|xquad_muse}"
 case "$setup" in
   quickstart) teacher=configs/quickstart.yaml; student=configs/quickstart_student.yaml; base=ngram ;;
   xquad_minilm) teacher=configs/xquad_minilm_teacher.yaml; student=configs/xquad_minilm_student.yaml; base=minilm
-                more_students="configs/xquad_minilm_student_vocab.yaml configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_vocab.yaml configs/xquad_minilm_student_contrast_pieces.yaml"
+                more_students="configs/xquad_minilm_student_vocab.yaml configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_vocab.yaml configs/xquad_minilm_student_contrast_pieces.yaml configs/xquad_minilm_student_contrast_pieces_han.yaml"
                 interpolate=yes ;;
   xquad_muse) teacher=configs/xquad_muse_teacher.yaml; student=configs/xquad_muse_student.yaml; base=muse ;;
   *) echo "unknown setup $setup; valid: quickstart, xquad_minilm, xquad_muse" >&2; exit 2 ;;
