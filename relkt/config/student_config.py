@@ -52,6 +52,8 @@ class VocabExtensionSection:
     enabled: bool = False
     min_count: int = 1  # a piece must be needed this many times in the training texts
     init: Literal["random", "mean", "unk"] = "random"  # new rows: mean row + noise of the old rows' spread, mean row, [UNK]'s row
+    # Scripts cut by the extended tokenizer's own split (Unicode script names); add "Han" to cut Chinese into
+    # learned pieces (with `pieces`) instead of keras-hub's one ideograph per token.
     split_scripts: list[str] = field(default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"])
     # Multi-character pieces BPE learns for those scripts (relkt.encoders.vocab_extension.learn_script_pieces);
     # 0 = single characters. A Thai character is a letter: pieces carry more meaning and shorten Thai text ~3x.

@@ -102,8 +102,8 @@ def learn_script_pieces(tokenizer, texts: Sequence[str], scripts: Sequence[str],
         chars = script_pattern([script])
         kept = tf.strings.regex_replace(tf.constant(normalized or [""]), "[^" + chars[1:-1] + "]+", " ").numpy()
         runs = [r for t in kept for r in t.decode("utf-8").split()]
-        pieces.extend(p for p in _bpe_pieces(runs, num_pieces) if p not in pieces)
-    return pieces
+        pieces.extend(_bpe_pieces(runs, num_pieces))
+    return list(dict.fromkeys(pieces))  # a piece of two scripts' runs once
 
 
 def _bpe_pieces(runs: list[str], num_pieces: int) -> list[str]:
