@@ -196,7 +196,7 @@ class StudentTrainer:
 
         c, h = self.config, self.harness
         h.restore()
-        if h.state.finished:
+        if not h.reopen(c.distill.epochs):
             log.info("%s: this run already finished (summary.json); nothing to do", c.output_dir)
             return {**json.loads((h.out / "summary.json").read_text()), "already_finished": True}
         h.evaluate_at_start()

@@ -159,7 +159,7 @@ class TeacherTrainer:
         restored = h.restore()
         if restored is not None:
             self.negatives, self.epoch_pairs = restored["negatives"], restored["epoch_pairs"]
-        if h.state.finished:
+        if not h.reopen(m.bm25_epochs + m.online_epochs):
             log.info("%s: this run already finished (summary.json); nothing to do", c.output_dir)
             return {**json.loads((h.out / "summary.json").read_text()), "already_finished": True}
         h.evaluate_at_start()

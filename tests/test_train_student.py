@@ -107,6 +107,31 @@ def test_killed_student_run_resumes_and_matches(synthetic_data, teacher_dir, tmp
             np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
 
 
+def test_finished_run_trains_on_when_epochs_grow(synthetic_data, teacher_dir, tmp_path):
+    """1 epoch, then `--set distill.epochs=2` on the same (moved) folder: the same weights as a run
+    started with 2 epochs (epoch e's order depends only on (seed, e)); fewer epochs are refused."""
+    from relkt.errors import ConfigError
+
+    one = student_config(tmp_path / "a", synthetic_data, teacher_dir, **{"distill.epochs": 1})
+    assert train_student.main(["--config", str(one)]) == 0
+    moved = tmp_path / "moved"
+    (tmp_path / "a" / "run").rename(moved)  # a run folder moved elsewhere still resumes
+    grown = ["--config", str(one), "--set", f"output_dir={moved}", "--set", "distill.epochs=2"]
+    assert train_student.main(grown) == 0
+    summary = json.loads((moved / "summary.json").read_text())
+    assert summary["epochs_completed"] == 2 and summary.get("already_finished") is None
+    ref = student_config(tmp_path / "b", synthetic_data, teacher_dir, **{"distill.epochs": 2})
+    assert train_student.main(["--config", str(ref)]) == 0
+    assert json.loads((tmp_path / "b" / "run" / "summary.json").read_text())["steps"] == summary["steps"]
+    with np.load(moved / "checkpoint" / "arrays.npz") as za, np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb:
+        for key in za.files:
+            np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
+    steps = [json.loads(line)["step"] for line in (moved / "metrics.jsonl").read_text().splitlines()]
+    assert steps == sorted(set(steps))  # no evaluation repeated
+    with pytest.raises(ConfigError, match="distill.epochs"):
+        train_student.train_student(load_config(StudentConfig, one, [f"output_dir={moved}", "distill.epochs=1"]))
+
+
 def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
     """A tiny BERT teacher that cannot read the synthetic Thai; the extended student gets its characters as
     new tokens, trains their rows, and its export tokenizes Thai without [UNK]; the teacher is untouched."""

@@ -57,6 +57,12 @@ def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path)
     # Re-running a finished run does nothing; a changed setting is refused.
     assert train_teacher.main(["--config", str(cfg)]) == 0
     assert train_teacher.main(["--config", str(cfg), "--set", "triplet.margin=0.5"]) == 2
+    # More online epochs train the finished run on; more BM25 epochs would re-label trained epochs: refused.
+    assert train_teacher.main(["--config", str(cfg), "--set", "mining.bm25_epochs=2"]) == 2
+    assert train_teacher.main(["--config", str(cfg), "--set", "mining.online_epochs=3"]) == 0
+    grown = json.loads((out / "summary.json").read_text())
+    assert grown["epochs_completed"] == 4 and grown["steps"] > summary["steps"]
+    assert [m["source"] for m in grown["mining"]] == ["bm25", "online", "online", "online"]
 
 
 def test_lr_halves_on_plateau_and_early_stop_ends_cleanly(synthetic_data, tmp_path):

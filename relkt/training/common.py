@@ -13,7 +13,12 @@ from relkt.config import save_config, to_dict
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.errors import ConfigError
 
-IGNORED_ON_RESUME = {"verbose"}
+# A moved run folder still resumes; `verbose` changes no result.
+IGNORED_ON_RESUME = {"verbose", "output_dir"}
+# Epoch counts may grow on resume: training a finished run further (the same run, as if it had been
+# started with the larger count: the data order of epoch e depends only on (seed, e)). They may not shrink.
+# (A teacher grows its online epochs only: more BM25 epochs would re-label epochs already trained.)
+GROWABLE_ON_RESUME = {"distill.epochs", "mining.online_epochs"}
 
 
 def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
@@ -24,16 +29,22 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _grows(before: Any, now: Any) -> bool:
+    return isinstance(before, int) and isinstance(now, int) and now > before
+
+
 def prepare_output_dir(config: Any) -> Path:
     """Create the run folder and write config.yaml; an existing run must have the same config
-    (re-running the same command resumes it; a changed setting needs a new output_dir)."""
+    (re-running the same command resumes it; a changed setting needs a new output_dir), except that
+    its epoch counts may grow (`--set distill.epochs=4` trains a finished 2-epoch run two epochs more)."""
     out = Path(config.output_dir)
     saved = out / "config.yaml"
     if saved.exists():
         before = _flatten(yaml.safe_load(saved.read_text()) or {})
         now = _flatten(to_dict(config))
         # Keys the saved run lacks are options added by a later relkt: not a change of settings.
-        changed = sorted(k for k in before if k not in IGNORED_ON_RESUME and before.get(k) != now.get(k))
+        changed = sorted(k for k in before if k not in IGNORED_ON_RESUME and before.get(k) != now.get(k)
+                         and not (k in GROWABLE_ON_RESUME and _grows(before.get(k), now.get(k))))
         if changed:
             raise ConfigError(
                 f"{out} holds a run with other settings ({', '.join(changed[:6])}); re-run with the same "

@@ -223,6 +223,17 @@ class RunHarness:
             self.save_checkpoint()
         return stop
 
+    def reopen(self, epochs: int) -> bool:
+        """A finished run whose config now asks for more epochs continues (unless it stopped early:
+        more epochs change nothing there); returns whether there is training left to do."""
+        if not self.state.finished:
+            return True
+        if self.state.stopped_early or self.state.epoch >= epochs:
+            return False
+        log.info("%s: finished after %d epochs; training on to %d", self.out, self.state.epoch, epochs)
+        self.state.finished = False
+        return True
+
     def end_epoch(self) -> None:
         self.state.epoch += 1
         self.state.step_in_epoch = 0
@@ -239,7 +250,9 @@ class RunHarness:
         """Final evaluation if the last step was not evaluated; export the final model to `last/` (what
         training ended with, whether or not it beat `best/`); write summary.json."""
         if not self.state.history or self.state.history[-1]["step"] != self.state.global_step:
-            self.evaluate()
+            # It may set a new best, but changes no schedule: a run later trained on to more epochs
+            # then follows the same learning rates as one started with them.
+            self.evaluate(schedule=False)
         self.export_last()
         self.state.finished = True
         self.save_checkpoint()
