@@ -38,22 +38,23 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def format_table(results: dict) -> str:
     """A readable per-language table: LAReQA mAP/P@k/MRR and XX->EN P@1/P@10."""
-    lareqa, xx = results["lareqa"], results.get("xx_en", {})
+    lareqa, xx, bitext = results["lareqa"], results.get("xx_en", {}), results.get("bitext", {})
     head = f"{'lang':<6}{'n_q':>6}{'mAP':>8}{'mAP@20':>8}{'P@1':>8}{'P@5':>8}{'P@10':>8}{'MRR':>8}"
-    head += f"{'XX>EN P@1':>11}{'P@10':>7}"
-    lines = ["LAReQA (all candidates, all languages)  |  XX->EN (English candidates only)", head, "-" * len(head)]
+    head += f"{'XX>EN P@1':>11}{'P@10':>7}" + (f"{'Q>Qen P@1':>11}" if bitext else "")
+    lines = ["LAReQA (all candidates, all languages)  |  XX->EN (English candidates only)"
+             + ("  |  Q>Qen (the English question among English questions)" if bitext else ""), head, "-" * len(head)]
 
-    def row(name: str, m: dict, x: dict | None) -> str:
+    def row(name: str, m: dict, x: dict | None, b: dict | None) -> str:
         s = f"{name:<6}{m['n_questions']:>6}" + "".join(f"{100 * m[k]:>8.2f}" for k in ("mAP", "mAP@20", "P@1", "P@5", "P@10", "MRR"))
-        return s + (f"{100 * x['P@1']:>11.2f}{100 * x['P@10']:>7.2f}" if x else "")
+        s += f"{100 * x['P@1']:>11.2f}{100 * x['P@10']:>7.2f}" if x else ""
+        return s + (f"{100 * b['P@1']:>11.2f}" if b else (f"{'-':>11}" if bitext else ""))
 
     for lang, m in lareqa["per_language"].items():
-        lines.append(row(lang, m, xx.get(lang)))
+        lines.append(row(lang, m, xx.get(lang), bitext.get(lang)))
     lines.append("-" * len(head))
-    mean_xx = None
-    if xx:
-        mean_xx = {k: sum(v[k] for v in xx.values()) / len(xx) for k in ("P@1", "P@10")}
-    lines.append(row("all", lareqa, mean_xx))
+    mean_xx = {k: sum(v[k] for v in xx.values()) / len(xx) for k in ("P@1", "P@10")} if xx else None
+    mean_bitext = {"P@1": sum(v["P@1"] for v in bitext.values()) / len(bitext)} if bitext else None
+    lines.append(row("all", lareqa, mean_xx, mean_bitext))
     lines.append(f"{lareqa['n_candidates']} candidates; scores in %.")
     return "\n".join(lines)
 
@@ -102,7 +103,7 @@ def per_question_path(output: str | Path) -> Path:
 
 
 def write_per_question(path: Path, evaluator) -> Path:
-    """Per-question LAReQA AP and XX->EN hit@1 with each question's qas_id and language (atomically), so two
+    """Per-question LAReQA AP, XX->EN and bitext hit@1 with each question's qas_id and language (atomically), so two
     runs over the same split can be compared question by question without encoding again."""
     import numpy as np
 
@@ -111,6 +112,8 @@ def write_per_question(path: Path, evaluator) -> Path:
               "AP": per_q["lareqa"]["AP"]}
     if "xx_en" in per_q:
         arrays["xx_en_hit1"] = per_q["xx_en"]["hit@1"]
+    if "bitext" in per_q:
+        arrays["bitext_hit1"] = per_q["bitext"]["hit@1"]  # NaN for English and questions with no English twin
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as f:
         np.savez(f, **arrays)

@@ -52,10 +52,16 @@ def test_evaluate_writes_per_question_scores_that_compare_tests(tiny_data, tmp_p
         # The per-question values average to the summary the JSON reports.
         assert np.isclose(z["AP"].mean(), json.loads(out.read_text())["lareqa"]["mAP"])
         assert np.isclose(z["xx_en_hit1"][z["lang"] == "de"].mean(), json.loads(out.read_text())["xx_en"]["de"]["P@1"])
+        assert np.isclose(z["bitext_hit1"][z["lang"] == "de"].mean(), json.loads(out.read_text())["bitext"]["de"]["P@1"])
+        assert np.isnan(z["bitext_hit1"][z["lang"] == "en"]).all()
     capsys.readouterr()
     assert load("compare").main([str(out), str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "| all (XX->EN: non-English) | +0.00 |" in printed and "| de | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed
+    assert "| all (XX->EN: non-English) | +0.00 |" in printed
+    # Same file twice: no discordant question, for XX->EN and for translation retrieval (English has no bitext row).
+    assert "| de | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 | 0 / 0 | 1.000 |" in printed
+    assert "| en | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 | - | - |" in printed
+    assert "| lang | a Q>Qen P@1 | a Q>Qen P@1 | a cos | a cos |" in printed
 
 
 def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, capsys):
@@ -71,7 +77,11 @@ def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, cap
     for name, hit in (("a", hit_a), ("b", hit_b)):
         (tmp_path / f"{name}.json").write_text(json.dumps(results))
         order = np.arange(60)[::-1] if name == "b" else np.arange(60)  # b stored in another order
-        np.savez(tmp_path / f"{name}.per_question.npz", qas_id=ids[order], lang=langs[order], AP=hit[order], xx_en_hit1=hit[order])
+        # Translation retrieval: German the other way round (b finds the twin of q0-q9 only, a of every one but q0);
+        # English questions have no bitext value (NaN).
+        bitext = np.r_[np.arange(30) >= 1, np.full(30, np.nan)] if name == "a" else np.r_[np.arange(30) < 10, np.full(30, np.nan)]
+        np.savez(tmp_path / f"{name}.per_question.npz", qas_id=ids[order], lang=langs[order], AP=hit[order],
+                 xx_en_hit1=hit[order], bitext_hit1=bitext[order].astype(float))
     assert load("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
     printed = capsys.readouterr().out
     # 25 discordant pairs: chi2 = (|5 - 20| - 1)^2 / 25 = 7.84, p = 0.0051. mAP (AP = hit here): +15/30 = +50 points for de.
@@ -79,6 +89,9 @@ def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, cap
     # English questions (EN->EN): both runs right on all 30; the overall row counts only non-English questions.
     assert "| en | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed and "| all (XX->EN: non-English) | +25.00* |" in printed
     assert "| 5 / 20 | 0.005* |" in printed.split("| all")[-1]
+    # Bitext: only a = q10-q29 (20), only b = q0 (1): chi2 = (19 - 1)^2 / 21 = 15.43, p < 0.001; English: no row value.
+    assert "| de | +50.00* |" in printed and "| 5 / 20 | 0.005* | 20 / 1 | 0.000* |" in printed
+    assert "| en | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 | - | - |" in printed
 
 
 def test_compare_without_per_question_scores_still_prints_the_table(tmp_path, capsys):

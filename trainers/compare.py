@@ -5,7 +5,7 @@ whether each run's differences from the one before it are significant.
 
 Significance needs the per-question scores relkt.evaluate writes beside each result
 (`test.per_question.npz`): a paired bootstrap CI of the LAReQA mAP difference and McNemar's test on
-XX->EN P@1, per question language, over the same questions (matched by qas_id and language).
+XX->EN P@1 (and on translation retrieval, Q>Qen P@1, where both files have it), per question language, over the same questions (matched by qas_id and language).
 """
 
 from __future__ import annotations
@@ -47,6 +47,13 @@ def side_by_side(names: list[str], results: list[dict]) -> list[str]:
     maps = [f"**{100 * r['lareqa']['mAP']:.2f}**" for r in results]
     p1 = [f"{100 * np.mean([v['P@1'] for v in r['xx_en'].values()]):.2f} (mean)" if r.get("xx_en") else "-" for r in results]
     lines.append("| all | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
+    if all(r.get("bitext") for r in results):  # translation retrieval: files written before it lack it
+        lines += ["", "| lang | " + " | ".join(f"{n} Q>Qen P@1" for n in names) + " | " + " | ".join(f"{n} cos" for n in names) + " |",
+                  "|---" * (1 + 2 * len(names)) + "|"]
+        for lang in sorted(results[0]["bitext"]):
+            p1 = [f"{100 * r['bitext'][lang]['P@1']:.2f}" if lang in r["bitext"] else "-" for r in results]
+            cos = [f"{r['bitext'][lang]['cos']:.3f}" if lang in r["bitext"] else "-" for r in results]
+            lines.append(f"| {lang} | " + " | ".join(p1) + " | " + " | ".join(cos) + " |")
     return lines
 
 
@@ -82,22 +89,35 @@ def significance_rows(a: dict, b: dict, n_boot: int, seed: int) -> list[dict]:
         if "xx_en_hit1" in a and "xx_en_hit1" in b:
             sel = m & (a["lang"] != "en") if lang == "all" else m  # "all": the non-English question languages
             row["xx_en_P@1"] = mcnemar(a["xx_en_hit1"][sel] > 0, b["xx_en_hit1"][sel] > 0)
+        if "bitext_hit1" in a and "bitext_hit1" in b:
+            sel = m & np.isfinite(a["bitext_hit1"]) & np.isfinite(b["bitext_hit1"])
+            if sel.any():
+                row["bitext_P@1"] = mcnemar(a["bitext_hit1"][sel] > 0, b["bitext_hit1"][sel] > 0)
         rows.append(row)
     return rows
 
 
 def significance_lines(a_name: str, b_name: str, rows: list[dict]) -> list[str]:
+    with_bitext = any("bitext_P@1" in r for r in rows)
     lines = [f"{b_name} vs {a_name}: mAP difference (points, 95% paired-bootstrap CI) and XX->EN P@1 McNemar "
-             f"(questions only {a_name} / only {b_name} got right, p); * = significant at 0.05",
-             "| lang | mAP delta | 95% CI | XX->EN P@1 only a / only b | McNemar p |", "|---|---|---|---|---|"]
+             f"(questions only {a_name} / only {b_name} got right, p)"
+             + (", the same for Q>Qen (bitext) P@1" if with_bitext else "") + "; * = significant at 0.05",
+             "| lang | mAP delta | 95% CI | XX->EN P@1 only a / only b | McNemar p |"
+             + (" Q>Qen P@1 only a / only b | McNemar p |" if with_bitext else ""),
+             "|---|---|---|---|---|" + ("---|---|" if with_bitext else "")]
+
+    def mcnemar_cells(x: dict | None) -> str:
+        if not x:
+            return " - | - |"
+        return f" {x['only_a']} / {x['only_b']} | {x['p_value']:.3f}{'*' if x['p_value'] < 0.05 else ''} |"
+
     for r in rows:
         m = r["mAP"]
         ci = f"[{100 * m['low']:+.2f}, {100 * m['high']:+.2f}]"
         delta = f"{100 * m['delta']:+.2f}{'*' if m['significant'] else ''}"
-        x = r.get("xx_en_P@1")
-        mc = (f"{x['only_a']} / {x['only_b']}", f"{x['p_value']:.3f}{'*' if x['p_value'] < 0.05 else ''}") if x else ("-", "-")
         lang = "all (XX->EN: non-English)" if r["lang"] == "all" else r["lang"]
-        lines.append(f"| {lang} | {delta} | {ci} | {mc[0]} | {mc[1]} |")
+        line = f"| {lang} | {delta} | {ci} |" + mcnemar_cells(r.get("xx_en_P@1"))
+        lines.append(line + (mcnemar_cells(r.get("bitext_P@1")) if with_bitext else ""))
     return lines
 
 

@@ -19,6 +19,12 @@ class LareqaEvaluator:
     LAReQA `P@k` is precision (gold found in the top k / k; 11 golds per question). XX->EN
     `P@k` follows CL-ReLKT's scripts: the share of questions whose English answer is in the
     top k (one gold, so it equals hit@k and R@k). `primary_metric` names a key of `flat()`.
+
+    `bitext` (translation retrieval) asks whether a model has learned the language, not the task:
+    each non-English question retrieves among the pool's English questions, and P@1 is the share
+    whose human translation (same qas_id) ranks first; `cos` is the mean cosine to that translation.
+    Distillation pulls q_x onto T(q_en), so on held-out articles this separates "the student learned
+    to translate x" from "it fitted its training pairs".
     """
 
     def __init__(
@@ -29,10 +35,11 @@ class LareqaEvaluator:
         ks: Sequence[int] = (1, 5, 10),
         map_ks: Sequence[int] = (20,),
         xx_en: bool = True,
+        bitext: bool = True,
         primary_metric: str = "lareqa/mAP",
     ):
         self.pool, self.with_context, self.batch_size = pool, with_context, batch_size
-        self.ks, self.map_ks, self.xx_en = tuple(ks), tuple(map_ks), xx_en
+        self.ks, self.map_ks, self.xx_en, self.bitext = tuple(ks), tuple(map_ks), xx_en, bitext
         self.primary_metric = primary_metric
         self.per_question: dict[str, np.ndarray] = {}
 
@@ -66,7 +73,34 @@ class LareqaEvaluator:
                 xx[lang] = {f"P@{k}": s[f"hit@{k}"] for k in self.ks}
                 xx[lang].update(MRR=s["MRR"], n_questions=s["n_questions"])
             results["xx_en"] = xx
+        if self.bitext:
+            bitext = self._bitext(question_emb)
+            if bitext:
+                results["bitext"] = bitext
         return results
+
+    def _bitext(self, question_emb: np.ndarray) -> dict:
+        """Per non-English language: P@1 of finding the parallel English question among all English ones."""
+        pool, q_langs = self.pool, self.pool.question_langs
+        en = np.flatnonzero(q_langs == "en")
+        en_of = {pool.questions[i].qas_id: k for k, i in enumerate(en)}
+        rows = np.array([i for i, q in enumerate(pool.questions) if q.lang != "en" and q.qas_id in en_of], dtype=np.int64)
+        hit = np.full(len(pool.questions), np.nan)
+        if not len(rows):
+            return {}
+        target = np.array([en_of[pool.questions[i].qas_id] for i in rows], dtype=np.int64)
+        q = np.asarray(question_emb, dtype=np.float32)
+        ranks = gold_ranks(q[rows], q[en], target[:, None])
+        hit[rows] = (ranks[:, 0] == 1).astype(np.float64)
+        unit = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+        cos = np.full(len(pool.questions), np.nan)
+        cos[rows] = np.sum(unit[rows] * unit[en[target]], axis=1)
+        self.per_question["bitext"] = {"hit@1": hit}
+        out = {}
+        for lang in sorted(set(q_langs[rows])):
+            m = (q_langs == lang) & np.isfinite(hit)
+            out[lang] = {"P@1": float(hit[m].mean()), "cos": float(cos[m].mean()), "n_questions": int(m.sum())}
+        return out
 
     def __call__(self, encoder: TextEncoder) -> dict:
         return self.compute(*self.encode(encoder))
@@ -88,4 +122,9 @@ class LareqaEvaluator:
             for m in next(iter(results["xx_en"].values())):
                 if m != "n_questions":
                     out[f"xx_en/{m}"] = float(np.mean([v[m] for v in results["xx_en"].values()]))
+        for lang, metrics in results.get("bitext", {}).items():
+            out.update({f"bitext/{lang}/{m}": x for m, x in metrics.items()})
+        if results.get("bitext"):
+            for m in ("P@1", "cos"):
+                out[f"bitext/{m}"] = float(np.mean([v[m] for v in results["bitext"].values()]))
         return out

@@ -71,3 +71,28 @@ def test_language_only_encoder(tiny_data):
     assert results["lareqa"]["per_language"]["de"]["P@1"] < 1.0
     flat = LareqaEvaluator.flat(results)
     assert flat["lareqa/mAP"] == results["lareqa"]["mAP"] and "xx_en/de/P@1" in flat and "xx_en/P@1" in flat
+
+
+def test_bitext_finds_each_questions_english_twin(tiny_data):
+    # Six qas_ids asked in en and de. Every English question sits on its own one-hot axis; German questions
+    # 0-3 sit on their twin's axis (cos 1, ranked first), 4 and 5 swap axes (cos 0, the other's twin first):
+    # bitext de P@1 = 4/6, mean cos = (4 * 1 + 2 * 0) / 6 = 2/3. English questions are not scored.
+    pool = LareqaPool.load(tiny_data)
+    ids = sorted({q.qas_id for q in pool.questions})
+    swap = {ids[4]: ids[5], ids[5]: ids[4]}
+    table = {c.sentence: np.zeros(8) for c in pool.candidates}
+    for q in pool.questions:
+        axis = ids.index(swap.get(q.qas_id, q.qas_id) if q.lang == "de" else q.qas_id)
+        table[q.text] = np.eye(8)[axis]
+    ev = LareqaEvaluator(pool)
+    results = ev(LookupEncoder(table))
+    assert set(results["bitext"]) == {"de"}
+    assert results["bitext"]["de"]["P@1"] == pytest.approx(4 / 6) and results["bitext"]["de"]["cos"] == pytest.approx(2 / 3)
+    assert results["bitext"]["de"]["n_questions"] == 6
+    hit = ev.per_question["bitext"]["hit@1"]
+    assert np.isnan(hit[pool.question_langs == "en"]).all()
+    flat = LareqaEvaluator.flat(results)
+    assert flat["bitext/de/P@1"] == flat["bitext/P@1"] == pytest.approx(4 / 6)
+    # Switched off, or a pool with no English twin: no bitext section.
+    assert "bitext" not in LareqaEvaluator(pool, bitext=False)(LookupEncoder(table))
+    assert "bitext" not in LareqaEvaluator(pool.subset(question_langs=["de"], candidate_langs=["de", "en"]))(LookupEncoder(table))
