@@ -22,7 +22,7 @@ log = logging.getLogger("relkt.evaluate")
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m relkt.evaluate", description=__doc__.split("\n")[0])
-    p.add_argument("--encoder", required=True, help="ngram | minilm | bert:PATH | hub:HANDLE_OR_DIR | muse | muse-large")
+    p.add_argument("--encoder", required=True, help="ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT_DIR | hub:HANDLE_OR_DIR | muse-hub | muse-large-hub")
     p.add_argument("--data-dir", default=None, help=f"folder of XQuAD-R {{lang}}.json files (default: ${ENV_VAR}, cache, download)")
     p.add_argument("--split", default="test", choices=SPLITS, help="article-level split to score (default: test)")
     p.add_argument("--split-fractions", default="0.7,0.1,0.2", help="train,dev,test article fractions")

@@ -151,6 +151,8 @@ class StudentTrainer:
     def _extend_vocab(self, student, spec: str):
         """The student with the characters of its training texts added to its vocabulary (deterministic
         given the data, so a resumed run rebuilds the same vocabulary before restoring weights)."""
+        from relkt.encoders.muse_encoder import MuseEncoder
+        from relkt.encoders.sentencepiece_extension import extend_sentencepiece_vocabulary
         from relkt.encoders.vocab_extension import extend_vocabulary
         from relkt.errors import ConfigError
 
@@ -160,8 +162,12 @@ class StudentTrainer:
                               f"use student.spec=bert:{spec.partition(':')[2]}")
         texts = sorted(set(self.language_texts) | set(self.examples.q_target) | set(self.examples.d_student))
         try:
-            student, ext = extend_vocabulary(student, texts, v.min_count, v.init, v.split_scripts, seed=self.config.seed,
-                                             pieces=v.pieces)
+            if isinstance(student, MuseEncoder):  # sentencepiece: new pieces in the model proto
+                student, ext = extend_sentencepiece_vocabulary(student, texts, v.min_count, v.init, seed=self.config.seed,
+                                                               pieces=v.pieces)
+            else:
+                student, ext = extend_vocabulary(student, texts, v.min_count, v.init, v.split_scripts, seed=self.config.seed,
+                                                 pieces=v.pieces)
         except ConfigError as e:
             raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None
         self.vocab_extension = ext
@@ -178,7 +184,8 @@ class StudentTrainer:
         lr, mult = self.config.schedule.learning_rate, self.config.student.extend_vocab.new_rows_lr_multiplier
         if self.vocab_extension is None or mult == 1.0:
             return keras.optimizers.Adam(lr)
-        table = getattr(self.student, "inner", self.student).backbone.token_embedding.embeddings  # also under a projection
+        inner = getattr(self.student, "inner", self.student)  # also under a projection
+        table = getattr(inner, "backbone", inner).token_embedding.embeddings  # BERT's backbone, or muse's own table
         return RowScaledAdam(lr, row_scales={table.path: (self.vocab_extension.first_id, mult)})
 
     def _dataset(self, rows):

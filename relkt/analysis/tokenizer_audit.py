@@ -1,6 +1,7 @@
 """How well an encoder's tokenizer reads a language: unknown-token rate, questions with an unknown
 token, pieces per whitespace word and per text, and texts cut at the encoder's max_length
-(CL-ReLKT's Hindi failure came from 14.5% unknown tokens; one token per Thai letter cuts long sentences)."""
+(CL-ReLKT's Hindi failure came from 14.5% unknown tokens; one token per Thai letter cuts long sentences).
+Works on WordPiece (`[UNK]`) and sentencepiece (`<unk>`, the muse encoder) tokenizers alike."""
 
 from __future__ import annotations
 
@@ -12,14 +13,18 @@ import numpy as np
 
 
 def tokenizer_of(encoder):
-    """The WordPiece tokenizer behind an encoder: a `bert:`/`minilm` encoder's own, or the one a relkt
-    export saved beside its SavedModel. None for encoders without one (n-gram hashing, mUSE)."""
+    """The tokenizer behind an encoder: a `bert:`/`minilm`/`muse` encoder's own (WordPiece, sentencepiece), or
+    the one a relkt export saved beside its SavedModel. None for encoders without one (n-gram hashing, TF Hub)."""
     inner = getattr(encoder, "inner", encoder)
     if hasattr(inner, "tokenizer"):
         return inner.tokenizer
     handle = getattr(encoder, "handle", None)
     meta = getattr(encoder, "metadata", {}) or {}
     info = meta.get("tokenizer")
+    if handle and info and info.get("type") == "sentencepiece":
+        from relkt.encoders.muse_encoder import sentencepiece_tokenizer
+
+        return sentencepiece_tokenizer((Path(handle) / info["model"]).read_bytes())
     if handle and info and info.get("type") == "wordpiece":
         from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
 
@@ -37,8 +42,18 @@ def max_length_of(encoder) -> int | None:
     return int(length) if length else None
 
 
+def is_sentencepiece(tokenizer) -> bool:
+    return hasattr(tokenizer, "proto")  # keras-hub's SentencePieceTokenizer (the muse encoder's)
+
+
+def unknown_id(tokenizer) -> int:
+    return int(tokenizer.token_to_id("<unk>" if is_sentencepiece(tokenizer) else "[UNK]"))
+
+
 def tokenizer_info(tokenizer) -> dict:
     """What an export records to rebuild `tokenizer` (see relkt.encoders.export)."""
+    if is_sentencepiece(tokenizer):
+        return {"type": "sentencepiece", "model": "sp.model"}
     return {"type": "wordpiece", "vocabulary": "vocab.txt", "lowercase": bool(getattr(tokenizer, "lowercase", True)),
             "strip_accents": bool(getattr(tokenizer, "strip_accents", True)),
             "split_pattern": getattr(tokenizer, "split_pattern", ""), "split_on_cjk": bool(getattr(tokenizer, "split_on_cjk", True))}
@@ -49,7 +64,7 @@ def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512, max_
     and with `max_length` texts_cut: the share of texts with more pieces than fit beside [CLS] and [SEP]."""
     import tensorflow as tf  # here, not at import: relkt.analysis also serves TF-free tools (trainers/compare.py)
 
-    unk = tokenizer.token_to_id("[UNK]")
+    unk = unknown_id(tokenizer)
     fn = tokenizer.__dict__.get("_relkt_audit_fn")  # one traced function per tokenizer, not per call
     if fn is None:
         fn = tokenizer.__dict__["_relkt_audit_fn"] = tf.function(lambda s: tokenizer(s), input_signature=[tf.TensorSpec([None], tf.string)])
@@ -74,6 +89,9 @@ def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512, max_
 
 
 def write_vocabulary(tokenizer, directory: Path) -> dict:
+    if is_sentencepiece(tokenizer):
+        (Path(directory) / "sp.model").write_bytes(tokenizer.proto)
+        return tokenizer_info(tokenizer)
     (Path(directory) / "vocab.txt").write_text("\n".join(tokenizer.get_vocabulary()) + "\n", encoding="utf-8")
     return tokenizer_info(tokenizer)
 

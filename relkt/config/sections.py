@@ -30,7 +30,7 @@ class DataSection:
 
 @dataclass
 class EncoderSection:
-    spec: str = "ngram"  # ngram | minilm | bert:PATH | hub:HANDLE | muse | muse-large
+    spec: str = "ngram"  # ngram | minilm | bert:PATH | muse | muse:DIR | hub:HANDLE | muse-hub | muse-large-hub
     options: dict[str, Any] = field(default_factory=dict)  # passed to the encoder (dim, max_length ...)
 
 

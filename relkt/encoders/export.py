@@ -55,6 +55,8 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
         "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "training": training or {},
     }
+    if hasattr(encoder, "export_config"):  # what `muse:DIR` rebuilds the architecture from
+        metadata["config"] = encoder.export_config()
     max_length = getattr(getattr(encoder, "inner", encoder), "max_length", None)
     if max_length:
         metadata["max_length"] = int(max_length)

@@ -12,9 +12,10 @@ import tensorflow as tf
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
 from relkt.errors import EncoderError
 
+# The TF Hub originals (need network once); `muse` without "-hub" is the offline wheel (relkt.encoders.muse_encoder).
 MUSE_HANDLES = {
-    "muse": "https://tfhub.dev/google/universal-sentence-encoder-multilingual/3",
-    "muse-large": "https://tfhub.dev/google/universal-sentence-encoder-multilingual-large/3",
+    "muse-hub": "https://tfhub.dev/google/universal-sentence-encoder-multilingual/3",
+    "muse-large-hub": "https://tfhub.dev/google/universal-sentence-encoder-multilingual-large/3",
 }
 
 
@@ -91,7 +92,7 @@ class HubEncoder(SentenceEncoder):
             return cls(MUSE_HANDLES[kind], trainable=trainable, **kwargs)
         if kind == "hub" and arg:
             return cls(arg, trainable=trainable, **kwargs)
-        raise EncoderError(f"bad hub spec {spec!r}: use hub:URL_OR_DIR, muse or muse-large")
+        raise EncoderError(f"bad hub spec {spec!r}: use hub:URL_OR_DIR, muse-hub or muse-large-hub")
 
     @property
     def dim(self) -> int:

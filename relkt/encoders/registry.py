@@ -1,4 +1,4 @@
-"""Encoder specs: `ngram`, `bert:PATH`, `minilm`, `hub:HANDLE`, `muse`, `muse-large`."""
+"""Encoder specs: `ngram`, `bert:PATH`, `minilm`, `muse`, `muse:DIR`, `hub:HANDLE`, `muse-hub`, `muse-large-hub`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from relkt.errors import EncoderError
 
-ENCODER_KINDS = ("ngram", "bert:PATH", "minilm", "hub:HANDLE", "muse", "muse-large")
+ENCODER_KINDS = ("ngram", "bert:PATH", "minilm", "muse", "muse:DIR", "hub:HANDLE", "muse-hub", "muse-large-hub")
 
 
 def minilm_path() -> Path:
@@ -36,7 +36,14 @@ def build_encoder(spec: str, trainable: bool = True, **options):
         from relkt.encoders.bert_encoder import BertEncoder
 
         encoder = BertEncoder.from_preset(minilm_path(), **options)
-    elif kind in ("hub", "muse", "muse-large"):
+    elif kind == "muse":
+        from relkt.encoders.muse_encoder import MuseEncoder
+
+        encoder = MuseEncoder.from_export(arg, **options) if arg else MuseEncoder.from_wheel(**options)
+    elif kind == "muse-large" and not arg:
+        raise EncoderError("muse-large is not available offline; mUSE-large from TF Hub is 'muse-large-hub' "
+                           "(needs network once), the offline mUSE-small v3 is 'muse'")
+    elif kind in ("hub", "muse-hub", "muse-large-hub"):
         from relkt.encoders.hub_encoder import HubEncoder
 
         encoder = HubEncoder.from_spec(spec, trainable=trainable, **options)

@@ -147,9 +147,9 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
 
     if not isinstance(encoder, BertEncoder):
         raise ConfigError(
-            f"vocabulary extension needs a bert: student (bert:PATH, minilm, or a relkt export of a BERT encoder), "
-            f"got a {type(encoder).__name__}: a hub: model such as mUSE keeps its sentencepiece vocabulary inside its "
-            "SavedModel graph, where it cannot grow")
+            f"vocabulary extension needs a bert: student (bert:PATH, minilm, or a relkt export of a BERT encoder) or a "
+            f"muse one (muse, muse:DIR), got a {type(encoder).__name__}: a hub: SavedModel keeps its vocabulary inside "
+            "its graph, where it cannot grow")
     if init not in INIT_CHOICES:
         raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(INIT_CHOICES)}")
     old = encoder.tokenizer

@@ -9,7 +9,7 @@ from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.encoders.ngram_encoder import NgramEncoder
 from tests.encoders.tiny_bert import tiny_bert
-from tests.encoders.tiny_muse import make_tiny_muse
+from tests.encoders.tiny_muse import make_tiny_muse, tiny_muse_encoder
 
 TEXTS = ["the cat sleeps at night", "where does the river flow ?", "katze", "猫 睡觉"]
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -20,10 +20,12 @@ def make(kind, tmp_path):
         return NgramEncoder(dim=8, num_buckets=128)
     if kind == "bert":
         return tiny_bert()
+    if kind == "muse":
+        return tiny_muse_encoder()
     return build_encoder(f"hub:{make_tiny_muse(tmp_path / 'muse')}")
 
 
-@pytest.mark.parametrize("kind", ["ngram", "bert", "hub"])
+@pytest.mark.parametrize("kind", ["ngram", "bert", "muse", "hub"])
 def test_export_is_hub_loadable_and_reloads_trainable(kind, tmp_path):
     import tensorflow_hub as hub
     import tensorflow_text  # noqa: F401

@@ -79,7 +79,7 @@ def test_offline_tfhub_handle_fails_clearly(monkeypatch):
 
     monkeypatch.setattr(hub, "load", offline)
     with pytest.raises(EncoderError, match=r"could not fetch https://tfhub.dev/google/universal-sentence-encoder-multilingual/3 .*TFHUB_CACHE_DIR.*hub:/path"):
-        build_encoder("muse")
+        build_encoder("muse-hub")
 
 
 def test_missing_directory_is_named(tmp_path):

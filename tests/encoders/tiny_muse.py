@@ -54,3 +54,30 @@ def make_tiny_muse(path: Path, dim: int = 16, seed: int = 0) -> Path:
     )
     tf.saved_model.save(TinyMuse(model.getvalue(), dim=dim, seed=seed), str(path))
     return path
+
+
+def tiny_sentencepiece(seed: int = 0, vocab_size: int = 80) -> bytes:
+    """A unigram sentencepiece model (unk 0, <s> 1, </s> 2, as mUSE's) trained on `training_lines`."""
+    import sentencepiece as spm
+
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(training_lines(seed=seed)), model_writer=model, vocab_size=vocab_size,
+        character_coverage=1.0, hard_vocab_limit=False, minloglevel=2, num_threads=1,
+    )
+    return model.getvalue()
+
+
+def tiny_muse_encoder(seed: int = 0, max_length: int = 32, **kwargs):
+    """relkt's `muse` architecture at toy size with random weights: a sentencepiece model trained here, and a token
+    table with 3 rows more than pieces (mUSE's table has 10 rows no piece reaches)."""
+    import keras
+
+    from relkt.encoders.muse_encoder import MuseEncoder, sentencepiece_tokenizer
+
+    keras.utils.set_random_seed(seed)
+    tokenizer = sentencepiece_tokenizer(tiny_sentencepiece(seed))
+    encoder = MuseEncoder(tokenizer, vocabulary_size=tokenizer.vocabulary_size() + 3, embedding_dim=16, ngram_dim=8,
+                          hidden_dim=12, output_dim=16, epsilon=1e-6, max_length=max_length, **kwargs)
+    encoder.build()
+    return encoder
