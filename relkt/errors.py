@@ -15,3 +15,12 @@ class ConfigError(RelktError, ValueError):
 
 class EncoderError(RelktError, ValueError):
     """An encoder spec that cannot be resolved or a model that cannot be loaded."""
+
+
+class NonFiniteError(RelktError, ArithmeticError):
+    """A loss, weight or embedding is NaN or infinite: training stops (nothing non-finite becomes best/) and
+    scoring refuses (NaN scores would rank by index and look like a result)."""
+
+
+class CheckpointError(RelktError):
+    """A run folder's checkpoint cannot be read (and no earlier one can either)."""

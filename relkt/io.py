@@ -30,20 +30,34 @@ def atomic_write_json(path: str | Path, obj: Any) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=True) + "\n")
 
 
-def replace_dir(new: str | Path, dest: str | Path) -> Path:
-    """Swap the finished directory `new` in at `dest` with renames; the old one is removed after.
+def fsync_tree(directory: str | Path) -> None:
+    """fsync every file under `directory` and the folders themselves, so a rename after it publishes complete data
+    (without it a crash shortly after the rename can leave zero-length files behind the new name)."""
+    directory = Path(directory)
+    for path in sorted(directory.rglob("*"), reverse=True) + [directory]:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def replace_dir(new: str | Path, dest: str | Path, keep_previous: str | Path | None = None) -> Path:
+    """Swap the finished directory `new` in at `dest` with renames; the old one is removed after, or kept at
+    `keep_previous` (replacing what was there).
 
     If a crash falls between the two renames, `recover_dir(dest)` brings the previous one back.
     """
     import shutil
 
     new, dest = Path(new), Path(dest)
-    old = dest.parent / f".{dest.name}.old"
+    old = Path(keep_previous) if keep_previous else dest.parent / f".{dest.name}.old"
     shutil.rmtree(old, ignore_errors=True)
     if dest.exists():
         os.replace(dest, old)
     os.replace(new, dest)
-    shutil.rmtree(old, ignore_errors=True)
+    if not keep_previous:
+        shutil.rmtree(old, ignore_errors=True)
     return dest
 
 

@@ -13,11 +13,15 @@ import hashlib
 import json
 import logging
 import math
+import os
 import sys
+import zipfile
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+
+from relkt.errors import NonFiniteError
 
 log = logging.getLogger("relkt.train_student")
 
@@ -34,14 +38,22 @@ def teacher_targets(teacher, texts: list[str], cache: Path, batch_size: int) -> 
     """T(text) for unique texts, computed once and cached (npz keyed by a hash of the texts and teacher)."""
     key = hashlib.sha256(("\x00".join(texts) + weights_digest(teacher)).encode()).hexdigest()
     if cache.exists():
-        with np.load(cache) as z:
-            if str(z["key"]) == key:
-                log.info("teacher targets: reusing %s", cache)
-                return z["targets"]
+        try:
+            with np.load(cache) as z:
+                if str(z["key"]) == key and np.isfinite(z["targets"]).all():
+                    log.info("teacher targets: reusing %s", cache)
+                    return z["targets"]
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:  # truncated or damaged: recompute
+            log.warning("teacher targets: %s cannot be read (%s: %s); computing them again", cache, type(e).__name__, e)
     targets = teacher.encode(texts, batch_size=batch_size, progress="teacher targets")
+    if not np.isfinite(targets).all():
+        raise NonFiniteError(f"the teacher's embeddings hold NaN or inf ({int((~np.isfinite(targets).all(1)).sum())} "
+                             "texts): its weights are not finite; train the student from a finite teacher")
     tmp = cache.with_suffix(".tmp.npz")
     with open(tmp, "wb") as f:
         np.savez(f, key=key, targets=targets)
+        f.flush()
+        os.fsync(f.fileno())
     tmp.replace(cache)
     return targets
 
@@ -141,6 +153,10 @@ class StudentTrainer:
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
         log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
                  c.teacher.spec, self.teacher.dim, student_spec)
+
+    def fingerprints(self) -> dict[str, dict]:
+        """What a resumed run must find again besides the data (relkt.training.common.check_fingerprints)."""
+        return {"teacher": {"weights_sha256": self.teacher_digest}}  # its weights, wherever it now lies
 
     def _term_metrics(self) -> list:
         from relkt.losses.distillation_loss import term_metrics

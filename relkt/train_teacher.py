@@ -87,6 +87,10 @@ class TeacherTrainer:
         log.info("teacher: %d anchors from %d %s questions, %d %s candidates (%s)", len(q_idx), len(pool.questions),
                  ",".join(d.train_langs), len(pool.candidates), ",".join(d.answer_langs), d.answer_unit)
 
+    def fingerprints(self) -> dict[str, dict]:
+        """What a resumed run must find again besides the data: nothing (its base model is in its checkpoint)."""
+        return {}
+
     @staticmethod
     def _positives(pool, per_question: int, seed: int) -> list[np.ndarray]:
         """Each question's positives: all its gold answers, or (per_question = N > 0) the one in its own

@@ -244,3 +244,16 @@ def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, tea
     assert summary["steps"] == 22
     assert float(trainer.optimizer.learning_rate.numpy()) == pytest.approx(trainer.harness.state.learning_rate)
     assert history[-1]["train/dq_rank"] < history[0]["train/dq_rank"]  # S(q_x) learned to pick its own T(d)
+
+
+def test_a_truncated_teacher_target_cache_is_computed_again(tmp_path):
+    from relkt.encoders.ngram_encoder import NgramEncoder
+    from relkt.train_student import teacher_targets
+
+    teacher = NgramEncoder(dim=4, num_buckets=16)
+    cache = tmp_path / "teacher_targets.npz"
+    first = teacher_targets(teacher, ["a", "b"], cache, 8)
+    cache.write_bytes(cache.read_bytes()[:50])
+    np.testing.assert_allclose(teacher_targets(teacher, ["a", "b"], cache, 8), first)
+    with np.load(cache) as z:  # rewritten whole
+        assert z["targets"].shape == (2, 4)

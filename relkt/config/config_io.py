@@ -120,11 +120,20 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: list[st
             raise ConfigError(f"{path}: config file not found") from None
         except yaml.YAMLError as e:
             raise ConfigError(f"{path}: malformed YAML: {e}") from None
-    apply_overrides(data, overrides or [])
     try:
-        return from_dict(cls, data)
+        config = from_dict(cls, data)
     except ConfigError as e:
         raise ConfigError(f"{path or 'defaults'}: {e}") from None
+    return with_overrides(config, overrides or []) if overrides else config
+
+
+def with_overrides(config: T, overrides: list[str]) -> T:
+    """`config` with `--set key=value` overrides applied, validated; errors name --set, not the YAML file."""
+    data = apply_overrides(to_dict(config), overrides)
+    try:
+        return from_dict(type(config), data)
+    except ConfigError as e:
+        raise ConfigError(f"--set {' '.join(overrides)}: {e}") from None
 
 
 def to_dict(config: Any) -> dict:

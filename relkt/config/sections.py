@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
@@ -34,6 +35,11 @@ class EncoderSection:
     options: dict[str, Any] = field(default_factory=dict)  # passed to the encoder (dim, max_length ...)
 
 
+# The keys LareqaEvaluator.flat reports (a language code between the family and the metric, or none for the mean).
+PRIMARY_METRIC = re.compile(r"^(lareqa(/[a-z]{2,3})?/(mAP|mAP@\d+|P@\d+|R@\d+|hit@\d+|MRR)"
+                            r"|xx_en(/[a-z]{2,3})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{2,3})?/(P@1|cos))$")
+
+
 @dataclass
 class EvalSection:
     """Dev evaluation during training (the metrics of relkt.evaluate on the dev split)."""
@@ -48,6 +54,13 @@ class EvalSection:
     def validate(self) -> None:
         if self.every_steps < 1:
             raise ConfigError(f"eval.every_steps must be >= 1, got {self.every_steps}")
+        if not PRIMARY_METRIC.match(self.primary_metric):
+            raise ConfigError(
+                f"eval.primary_metric {self.primary_metric!r} is not a metric the dev evaluation reports; valid: "
+                "lareqa/{mAP,mAP@K,P@K,R@K,hit@K,MRR}, lareqa/LANG/..., xx_en/{P@1,P@5,P@10,MRR}, xx_en/LANG/..., "
+                "bitext/{P@1,cos}, bitext/LANG/... (e.g. lareqa/mAP, xx_en/de/P@1)")
+        if self.batch_size < 1:
+            raise ConfigError(f"eval.batch_size must be >= 1, got {self.batch_size}")
 
 
 @dataclass

@@ -84,7 +84,10 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
         raise DataError(f"{path}: file not found") from None
     except json.JSONDecodeError as e:
         raise DataError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: not UTF-8 text (byte offset {e.start}: {e.reason})") from None
     out = LanguageData(lang=lang, path=path)
+    seen: dict[str, str] = {}  # qas id -> where it was first read
     articles = _get(doc, "data", list, path, "top level")
     for a, article in enumerate(articles):
         where_a = f"data[{a}]"
@@ -109,6 +112,10 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
             for q, qa in enumerate(_get(paragraph, "qas", list, path, where)):
                 where_q = f"{where}.qas[{q}]"
                 qas_id = _get(qa, "id", str, path, where_q)
+                if qas_id in seen:  # an id links a question to its answers in every language: a repeat cross-links them
+                    raise DataError(f"{path}: {where_q}.id: qas id {qas_id!r} is used twice (first at {seen[qas_id]}); "
+                                    "within a language every question id must be unique")
+                seen[qas_id] = where_q
                 text = _get(qa, "question", str, path, where_q)
                 if not text.strip():
                     raise DataError(f"{path}: {where_q}.question: empty question (id {qas_id})")

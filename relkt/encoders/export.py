@@ -14,6 +14,7 @@ import tensorflow as tf
 
 import relkt
 from relkt.encoders.sentence_encoder import SentenceEncoder
+from relkt.io import fsync_tree
 
 METADATA_FILE = "relkt.json"
 FORMAT = "relkt-encoder/1"
@@ -66,6 +67,7 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
     if tokenizer is not None and hasattr(tokenizer, "get_vocabulary"):
         metadata["tokenizer"] = write_vocabulary(tokenizer, tmp)  # lets audits read an exported model
     (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+    fsync_tree(tmp)
     if path.exists():
         os.replace(path, old)
     os.replace(tmp, path)

@@ -57,6 +57,7 @@ class MuseEncoder(SentenceEncoder):
     """
 
     kind = "muse"
+    token_budget = 1024  # pieces per encode batch: ~0.5k XQuAD-R texts/s on 2 cores, vs ~0.2k with 128-text batches
 
     def __init__(
         self,
@@ -214,6 +215,17 @@ class MuseEncoder(SentenceEncoder):
         for key in ("tokenizer", "name", "trainable", "dtype"):
             config.pop(key, None)
         return config
+
+    def length_keys(self, texts) -> np.ndarray:
+        """Pieces per text: mUSE cuts a Chinese character into a piece and an English word into one or two, so
+        sorting by characters would pad a batch to twice its tokens (measured on XQuAD-R: 260k slots for 114k pieces)."""
+        fn = self.__dict__.get("_relkt_lengths")
+        if fn is None:
+            spec = tf.TensorSpec([None], tf.string)
+            fn = self.__dict__["_relkt_lengths"] = tf.function(lambda s: self.tokenizer(s).row_lengths(), input_signature=[spec])
+        texts = list(texts)
+        return np.concatenate([fn(tf.constant(texts[lo : lo + 4096])).numpy() for lo in range(0, len(texts), 4096)]
+                              or [np.zeros(0, np.int64)]).astype(np.int64)
 
     def _preprocess(self, strings: tf.Tensor) -> dict[str, tf.Tensor]:
         ids = tf.cast(self.tokenizer(tf.convert_to_tensor(strings, tf.string)), tf.int32)

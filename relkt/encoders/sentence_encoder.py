@@ -36,6 +36,9 @@ class SentenceEncoder(keras.Model):
     """
 
     kind = "base"
+    # Cap on a batch's padded length x texts in `encode` (None: `batch_size` texts). On a CPU a batch whose
+    # activations stay in cache runs faster than a big one (length_keys must then count pieces).
+    token_budget: int | None = None
 
     def preprocess(self, strings: tf.Tensor):
         """(batch,) strings -> the feature tensors `call` takes; graph code, also when called eagerly
@@ -69,6 +72,11 @@ class SentenceEncoder(keras.Model):
             cache[key] = tf.function(self._infer, input_signature=[element_spec])
         return cache[key]
 
+    def length_keys(self, texts: Sequence[str]) -> np.ndarray:
+        """What `encode` sorts by so a batch holds texts of similar length: characters here; an encoder whose
+        pieces per character vary by script (sentencepiece) counts pieces instead."""
+        return np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+
     def encode(
         self, texts: Sequence[str], batch_size: int = 64, progress: bool | str = False
     ) -> np.ndarray:
@@ -78,14 +86,21 @@ class SentenceEncoder(keras.Model):
             return np.zeros((0, self.dim), np.float32)
         if any(not isinstance(t, str) for t in texts):
             raise TypeError("encode() takes a list of strings")
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        sorted_texts = tf.constant([texts[i] for i in order])
-        ds = (
-            tf.data.Dataset.from_tensor_slices(sorted_texts)
-            .batch(batch_size)
-            .map(self.preprocess, num_parallel_calls=tf.data.AUTOTUNE)
-            .prefetch(tf.data.AUTOTUNE)
-        )
+        lengths = self.length_keys(texts)
+        order = np.argsort(-lengths, kind="stable")
+        sorted_texts = [texts[i] for i in order]
+        if self.token_budget:  # batches of at most `token_budget` padded pieces (and `batch_size` texts)
+            bounds, lo = [0], 0
+            for hi in range(1, len(order) + 1):
+                if hi - lo > batch_size or (hi - lo) * lengths[order[lo]] > self.token_budget and hi - lo > 1:
+                    bounds.append(hi - 1)
+                    lo = hi - 1
+            bounds.append(len(order))
+            batches = tf.RaggedTensor.from_row_splits(tf.constant(sorted_texts), np.array(bounds, np.int64))
+            ds = tf.data.Dataset.from_tensor_slices(batches)
+        else:
+            ds = tf.data.Dataset.from_tensor_slices(tf.constant(sorted_texts)).batch(batch_size)
+        ds = ds.map(self.preprocess, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
         forward = self._forward(ds.element_spec)
         out = np.empty((len(texts), self.dim), np.float32)
         desc = progress if isinstance(progress, str) else "encoding"

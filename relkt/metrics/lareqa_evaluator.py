@@ -49,7 +49,8 @@ class LareqaEvaluator:
         return q, c
 
     def compute(self, question_emb: np.ndarray, candidate_emb: np.ndarray) -> dict:
-        """Nested results: {"lareqa": {..., "per_language": {lang: {...}}}, "xx_en": {lang: {...}}}."""
+        """Nested results: {"lareqa": {..., "per_language": {lang: {...}}}, "xx_en": {lang: {...}}}.
+        Non-finite embeddings raise NonFiniteError (see `gold_ranks`)."""
         pool = self.pool
         q_langs, c_langs = pool.question_langs, pool.candidate_langs
         per_q = per_question_metrics(gold_ranks(question_emb, candidate_emb, pool.gold), self.ks, self.map_ks)

@@ -20,6 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
+from relkt.errors import NonFiniteError
+
 
 def gold_matrix(gold: Sequence[np.ndarray]) -> np.ndarray:
     """Pad ragged gold index lists into an (n, R_max) int64 matrix, -1 where there is none."""
@@ -61,6 +63,11 @@ def gold_ranks(
     """
     q = np.asarray(question_emb, dtype=np.float32)
     c = np.asarray(candidate_emb, dtype=np.float32)
+    for name, emb in (("question", q), ("candidate", c)):  # NaN scores would rank by index and look like a result
+        bad = ~np.isfinite(emb).all(axis=1)
+        if bad.any():
+            raise NonFiniteError(f"{int(bad.sum())} of {len(emb)} {name} embeddings hold NaN or inf (first: row "
+                                 f"{int(np.argmax(bad))}); the encoder's weights are probably not finite")
     g_all = gold if isinstance(gold, np.ndarray) and gold.ndim == 2 else gold_matrix(gold)
     if g_all.size and g_all.max() >= c.shape[0]:
         raise ValueError(f"gold index {g_all.max()} out of range for {c.shape[0]} candidates")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +14,10 @@ import yaml
 
 from relkt.config import save_config, to_dict
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.sources import language_files, resolve_data_dir
 from relkt.errors import ConfigError
+from relkt.io import atomic_write_json
+from relkt.training.run_lock import RunLock
 
 # A moved run folder still resumes; `verbose` changes no result.
 IGNORED_ON_RESUME = {"verbose", "output_dir"}
@@ -34,12 +40,13 @@ def _grows(before: Any, now: Any) -> bool:
 
 
 def prepare_output_dir(config: Any) -> Path:
-    """Create the run folder and write config.yaml; an existing run must have the same config
-    (re-running the same command resumes it; a changed setting needs a new output_dir), except that
+    """Create the run folder and write config.yaml; a run that has trained (a checkpoint exists) must have the same
+    config (re-running the same command resumes it; a changed setting needs a new output_dir), except that
     its epoch counts may grow (`--set distill.epochs=4` trains a finished 2-epoch run two epochs more)."""
     out = Path(config.output_dir)
     saved = out / "config.yaml"
-    if saved.exists():
+    # Until a checkpoint exists nothing was trained: a corrected config (after a late error) simply replaces it.
+    if saved.exists() and (out / "checkpoint").exists():
         before = _flatten(yaml.safe_load(saved.read_text()) or {})
         now = _flatten(to_dict(config))
         # Keys the saved run lacks are options added by a later relkt: not a change of settings.
@@ -53,6 +60,47 @@ def prepare_output_dir(config: Any) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     save_config(config, saved)
     return out
+
+
+FINGERPRINTS = "fingerprints.json"
+
+
+def file_fingerprint(path: Path) -> dict:
+    """Size and sha256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"bytes": path.stat().st_size, "sha256": h.hexdigest()}
+
+
+def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
+    """What a run was trained on (data files, teacher weights), recorded in `fingerprints.json` when it starts; a
+    resumed run on other inputs (another $RELKT_DATA_DIR, another teacher at the same path) is refused, naming what
+    changed. A run folder from before fingerprints records them on its next start."""
+    path = out / FINGERPRINTS
+    if path.exists():
+        before = json.loads(path.read_text())
+        changed = sorted(k for k in before.keys() | current.keys() if before.get(k) != current.get(k))
+        if changed:
+            detail = "; ".join(f"{k}: {_short(before.get(k))} -> {_short(current.get(k))}" for k in changed[:4])
+            raise ConfigError(f"{out} was trained on other inputs ({detail}); resume it with the data and teacher it "
+                              f"started with, or choose another output_dir ({path} records them)")
+        return
+    atomic_write_json(path, current)
+
+
+def data_fingerprints(config: Any) -> dict[str, dict]:
+    """`data/{file}`: size and hash of every language file of the run's XQuAD-R folder."""
+    directory = resolve_data_dir(config.data.data_dir, download=False)
+    return {f"data/{path.name}": file_fingerprint(path) for _, path in sorted(language_files(directory).items())}
+
+
+def _short(entry: dict | None) -> str:
+    if entry is None:
+        return "absent"
+    digest = entry.get("sha256") or entry.get("weights_sha256") or ""
+    return f"{entry.get('bytes', '?')} bytes, sha256 {digest[:12]}" if "bytes" in entry else f"weights {digest[:12]}"
 
 
 def log_to_file(out: Path) -> logging.Handler:
@@ -90,18 +138,40 @@ class QuietEncoder:
         return self.encoder.encode(texts, batch_size=self.batch_size)
 
 
+def writes_run_folder(config: Any) -> bool:
+    """Whether this process writes the run folder: always, except the non-chief workers of a multi-worker run
+    (they write scratch folders; see RunHarness), read off TF_CONFIG as tf.distribute reads it."""
+    if config.distribute.strategy != "multi_worker":
+        return True
+    tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}")
+    task, cluster = tf_config.get("task", {}), tf_config.get("cluster", {})
+    return task.get("type") == "chief" or (task.get("type") == "worker" and int(task.get("index", 0)) == 0
+                                           and "chief" not in cluster)
+
+
 def run_trainer(trainer_cls, config) -> dict:
-    """Prepare the run folder, log into it, run `trainer_cls(config)`; the precision policy is reset after."""
+    """Lock the run folder (one writer; what an interrupted run left is cleaned up), check and write its config,
+    log into it, run `trainer_cls(config)`; the precision policy is reset after."""
     import keras
 
-    out = prepare_output_dir(config)
-    handler = log_to_file(out)
+    lock = RunLock(config.output_dir) if writes_run_folder(config) else None
     try:
-        return trainer_cls(config).run()
+        if lock is not None:
+            lock.clean_debris()
+        out = prepare_output_dir(config)
+        handler = log_to_file(out)
+        try:
+            trainer = trainer_cls(config)
+            if lock is not None:
+                check_fingerprints(out, {**data_fingerprints(config), **trainer.fingerprints()})
+            return trainer.run()
+        finally:
+            keras.mixed_precision.set_dtype_policy("float32")  # the precision policy is process-global
+            logging.getLogger("relkt").removeHandler(handler)
+            handler.close()
     finally:
-        keras.mixed_precision.set_dtype_policy("float32")  # the precision policy is process-global
-        logging.getLogger("relkt").removeHandler(handler)
-        handler.close()
+        if lock is not None:
+            lock.release()
 
 
 def trainer_main(argv, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:
@@ -110,6 +180,7 @@ def trainer_main(argv, prog: str, doc: str, config_cls, train_fn, stage: str) ->
     import sys
 
     from relkt.config import load_config
+    from relkt.config.config_io import with_overrides
     from relkt.errors import RelktError
 
     p = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
@@ -120,8 +191,9 @@ def trainer_main(argv, prog: str, doc: str, config_cls, train_fn, stage: str) ->
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("relkt").setLevel(logging.INFO)
     try:
-        config = load_config(config_cls, args.config, args.set + (["smoke=true"] if args.smoke else []))
-        config.apply_smoke()
+        # --smoke shrinks the run first; an explicit --set then wins over what it shrank.
+        config = load_config(config_cls, args.config, ["smoke=true"] if args.smoke else [])
+        config = with_overrides(config.apply_smoke(), args.set)
         summary = train_fn(config)
     except RelktError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -9,6 +9,7 @@ import math
 import os
 import shutil
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -18,7 +19,8 @@ import numpy as np
 import tensorflow as tf
 
 from relkt.encoders.export import export_encoder
-from relkt.io import atomic_write_json, atomic_write_text, recover_dir, replace_dir
+from relkt.errors import CheckpointError, NonFiniteError
+from relkt.io import atomic_write_json, atomic_write_text, fsync_tree, recover_dir, replace_dir
 from relkt.training.plateau_policy import PlateauPolicy
 
 log = logging.getLogger("relkt.training")
@@ -98,16 +100,32 @@ class RunHarness:
             np.savez(f, **arrays)
         self.state.policy = self.policy.state()
         (tmp / "state.json").write_text(json.dumps(self.state.__dict__, indent=1))
-        replace_dir(tmp, self.write_dir / "checkpoint")
+        fsync_tree(tmp)
+        # The previous checkpoint stays as checkpoint.prev: resume falls back to it if the newest cannot be read.
+        replace_dir(tmp, self.write_dir / "checkpoint", keep_previous=self.write_dir / "checkpoint.prev")
 
     def restore(self) -> dict[str, np.ndarray] | None:
         """Load the last checkpoint into encoder, optimizer and state; returns the trainer's arrays."""
         ckpt = recover_dir(self.checkpoint_dir)
+        previous = self.out / "checkpoint.prev"
+        if ckpt is None and previous.exists():  # a kill between the two renames of save_checkpoint
+            ckpt = previous
         if ckpt is None:
             return None
-        state = json.loads((ckpt / "state.json").read_text())
-        with np.load(ckpt / "arrays.npz") as z:
-            arrays = {k: z[k] for k in z.files}
+        try:
+            state, arrays = self._read_checkpoint(ckpt)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+            if ckpt == previous or not previous.exists():
+                raise CheckpointError(f"{ckpt}: cannot read the checkpoint ({type(e).__name__}: {e}) and there is no "
+                                      "earlier one; start a new output_dir") from None
+            log.warning("%s: cannot read the checkpoint (%s: %s); resuming from the previous one, %s",
+                        ckpt, type(e).__name__, e, previous)
+            try:
+                state, arrays = self._read_checkpoint(previous)
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e2:
+                raise CheckpointError(f"{ckpt} and {previous}: neither checkpoint can be read ({e2}); start a new "
+                                      "output_dir") from None
+            ckpt = previous
         if not self.encoder.built:
             self.encoder.embed(["build"])
         weights = self.encoder.weights
@@ -130,6 +148,13 @@ class RunHarness:
         log.info("resumed from %s: epoch %d, step %d of the epoch, global step %d",
                  ckpt, self.state.epoch, self.state.step_in_epoch, self.state.global_step)
         return {k[2:]: v for k, v in arrays.items() if k.startswith("x_")}
+
+    @staticmethod
+    def _read_checkpoint(ckpt: Path) -> tuple[dict, dict[str, np.ndarray]]:
+        state = json.loads((ckpt / "state.json").read_text())
+        with np.load(ckpt / "arrays.npz") as z:
+            arrays = {k: z[k] for k in z.files}
+        return state, arrays
 
     # ----- evaluation -----------------------------------------------------------------------
     def _rewrite_metrics(self) -> None:
@@ -166,6 +191,7 @@ class RunHarness:
         log.info("step %d: dev %s = %.4f (best %.4f at step %d)", record["step"], self.primary_metric, value,
                  self.policy.best, self.policy.best_step)
         if decision.improved:
+            self.check_finite_weights()
             export_encoder(self.encoder, self.write_dir / "best", training={
                 **self.training_info, "step": self.state.global_step, "epoch": self.state.epoch,
                 "dev": {self.primary_metric: value}})
@@ -180,6 +206,13 @@ class RunHarness:
             log.info("early stop: no improvement in %d evaluations", self.policy.since_best)
             self.state.stopped_early, self.state.stop_reason = True, "plateau"
         return decision.stop
+
+    def check_finite_weights(self) -> None:
+        """NonFiniteError naming the first weight holding NaN or inf (a diverged model is never exported)."""
+        for w in self.encoder.weights:
+            if not np.isfinite(w.numpy()).all():
+                raise NonFiniteError(f"step {self.state.global_step}: weight {w.path} holds NaN or inf values; "
+                                     f"stopped without exporting it ({self.out} keeps its last good best/)")
 
     def evaluate_at_start(self) -> None:
         """With `eval_at_start`, score the untrained model once (step 0) so metrics.jsonl holds the starting
@@ -206,10 +239,17 @@ class RunHarness:
             self.optimizer.learning_rate.assign(self.current_learning_rate())
 
     def after_step(self, logs: dict | None) -> bool:
-        """Called after every optimizer step; returns True when training must stop."""
+        """Called after every optimizer step; returns True when training must stop. A non-finite loss stops the run
+        with NonFiniteError before anything is saved: the checkpoint and best/ stay those of the last good step."""
         self.state.global_step += 1
         self.state.step_in_epoch += 1
         self.last_logs = {k: float(v) for k, v in (logs or {}).items()}
+        loss = self.last_logs.get("loss")
+        if loss is not None and not math.isfinite(loss):
+            raise NonFiniteError(
+                f"step {self.state.global_step}: the training loss is {loss} (learning rate "
+                f"{self.current_learning_rate():.3g}); stopped. {self.out} keeps the checkpoint and best/ of the last "
+                "good evaluation; lower schedule.learning_rate (or check the data) and start a new output_dir")
         stop = False
         if self.state.global_step % self.eval_every == 0:
             stop = self.evaluate()

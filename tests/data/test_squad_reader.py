@@ -61,3 +61,18 @@ def test_answer_outside_every_sentence_is_counted_not_fatal(tmp_path, caplog):
     assert data.unmatched_answers == ["c1"] and "c1" not in data.answer_sentence
     assert len(data.questions) == 6
     assert "1 answer_start offsets lie in no sentence span" in caplog.text
+
+
+def test_a_repeated_qas_id_names_the_file_the_id_and_both_places(tmp_path):
+    doc = squad_json("en")
+    doc["data"][2]["paragraphs"][0]["qas"][1]["id"] = "c1"  # would cross-link Bread's answer with Cats'
+    with pytest.raises(DataError, match=r"en\.json: data\[2\]\.paragraphs\[0\]\.qas\[1\]\.id: qas id 'c1' is used twice "
+                                        r"\(first at data\[0\]\.paragraphs\[0\]\.qas\[0\]\)"):
+        read_squad_file(write(tmp_path, doc), "en")
+
+
+def test_a_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "de.json"
+    path.write_bytes(json.dumps(squad_json("de"), ensure_ascii=False).encode("latin-1"))
+    with pytest.raises(DataError, match=r"de\.json: not UTF-8 text"):
+        read_squad_file(path, "de")

@@ -98,3 +98,14 @@ def test_out_of_range_gold_is_rejected():
     q, c = one_dim([0.1, 0.2])
     with pytest.raises(ValueError, match="out of range"):
         gold_ranks(q, c, [np.array([2])])
+
+
+def test_non_finite_embeddings_are_refused_not_ranked_by_index():
+    from relkt.errors import NonFiniteError
+
+    q, c = one_dim([0.1, 0.2, 0.3])
+    c[1, 0] = np.nan  # NaN scores would sort by candidate index and give a plausible-looking mAP
+    with pytest.raises(NonFiniteError, match="1 of 3 candidate embeddings hold NaN or inf \\(first: row 1\\)"):
+        gold_ranks(q, c, [np.array([0])])
+    with pytest.raises(NonFiniteError, match="question embeddings"):
+        gold_ranks(np.full((1, 1), np.inf, np.float32), np.ones((2, 1), np.float32), [np.array([0])])

@@ -36,3 +36,44 @@ def test_warmup_scales_a_halved_rate_and_no_warmup_keeps_it(tmp_path):
 def test_negative_warmup_is_refused():
     with pytest.raises(ConfigError, match="warmup_steps"):
         ScheduleSection(warmup_steps=-1).validate()
+
+
+def trained_harness(tmp_path):
+    from relkt.encoders.ngram_encoder import NgramEncoder
+
+    enc = NgramEncoder(dim=4, num_buckets=16)
+    enc.embed(["x"])
+    return RunHarness(tmp_path, encoder=enc, optimizer=keras.optimizers.Adam(0.1), evaluate=dict, primary_metric="m",
+                      eval_every=10_000, schedule=ScheduleSection(learning_rate=0.1), training_info={},
+                      checkpoint_every=10_000)
+
+
+def test_a_truncated_checkpoint_falls_back_to_the_previous_one(tmp_path):
+    h = trained_harness(tmp_path)
+    h.state.global_step = 3
+    h.save_checkpoint()
+    h.state.global_step = 5
+    h.save_checkpoint()
+    arrays = tmp_path / "checkpoint" / "arrays.npz"
+    arrays.write_bytes(arrays.read_bytes()[:100])  # a disk that lost the end of the newest checkpoint
+    again = trained_harness(tmp_path)
+    again.restore()
+    assert again.state.global_step == 3  # the previous checkpoint, not a traceback
+    (tmp_path / "checkpoint.prev" / "state.json").write_text("{")
+    from relkt.errors import CheckpointError
+
+    with pytest.raises(CheckpointError, match="neither checkpoint can be read"):
+        trained_harness(tmp_path).restore()
+
+
+def test_a_non_finite_loss_stops_before_anything_is_saved(tmp_path):
+    from relkt.errors import NonFiniteError
+
+    h = trained_harness(tmp_path)
+    h.after_step({"loss": 1.0})
+    with pytest.raises(NonFiniteError, match="step 2: the training loss is nan"):
+        h.after_step({"loss": float("nan")})
+    assert not (tmp_path / "checkpoint").exists()
+    h.encoder.weights[0].assign(h.encoder.weights[0].numpy() * float("nan"))
+    with pytest.raises(NonFiniteError, match="ngram_embedding.* holds NaN or inf"):
+        h.check_finite_weights()
