@@ -16,6 +16,7 @@ import logging
 import sys
 from typing import Sequence
 
+from relkt.cli_types import split_fractions
 from relkt.data.sources import ENV_VAR
 from relkt.data.splits import SPLITS
 from relkt.errors import RelktError
@@ -29,7 +30,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="an encoder to audit (repeat); SPEC as for relkt.evaluate")
     p.add_argument("--data-dir", default=None, help=f"folder of XQuAD-R {{lang}}.json files (default: ${ENV_VAR}, cache, download)")
     p.add_argument("--split", default="test", choices=SPLITS)
-    p.add_argument("--split-fractions", default="0.7,0.1,0.2")
+    p.add_argument("--split-fractions", type=split_fractions, default="0.7,0.1,0.2")
     p.add_argument("--split-seed", type=int, default=0)
     p.add_argument("--langs", default=None, help="comma-separated languages (default: all)")
     p.add_argument("--texts", default="questions", choices=TEXTS, help="which texts to tokenize (default: questions)")
@@ -62,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from relkt.io import atomic_write_json
 
         specs = named_specs(args.encoder)
-        fractions = tuple(float(x) for x in args.split_fractions.split(","))
+        fractions = args.split_fractions
         langs = [x.strip() for x in args.langs.split(",")] if args.langs else None
         pool = LareqaPool.load(args.data_dir, langs=langs, split=args.split, fractions=fractions, seed=args.split_seed)
         texts_by_lang = {lang: [] for lang in pool.langs}

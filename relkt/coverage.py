@@ -16,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
+from relkt.cli_types import positive_int, split_fractions
 from relkt.data.splits import SPLITS
 from relkt.errors import ConfigError, RelktError
 
@@ -28,14 +29,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="an encoder to report on (repeat; the first is the baseline), e.g. teacher=hub:runs/t/best")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--split", default="test", choices=SPLITS)
-    p.add_argument("--split-fractions", default="0.7,0.1,0.2")
+    p.add_argument("--split-fractions", type=split_fractions, default="0.7,0.1,0.2")
     p.add_argument("--split-seed", type=int, default=0)
     p.add_argument("--langs", default=None, help="comma-separated languages (default: all)")
     p.add_argument("--new-lang", default=None, help="a language to report coverage for (row/column, forgetting, tokenizer)")
     p.add_argument("--pca-langs", default="en,de", help="two languages for the PCA view")
     p.add_argument("--top-k", type=int, default=100)
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the mAP confidence intervals")
-    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--batch-size", type=positive_int, default=128)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--output", default="reports/coverage")
     return p.parse_args(argv)
@@ -179,7 +180,7 @@ def run(args) -> int:
     specs = named_specs(args.encoder)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
-    fractions = tuple(float(x) for x in args.split_fractions.split(","))
+    fractions = args.split_fractions
     langs = [x.strip() for x in args.langs.split(",")] if args.langs else None
     pool = LareqaPool.load(args.data_dir, langs=langs, split=args.split, fractions=fractions, seed=args.split_seed)
     if args.new_lang and args.new_lang not in pool.langs:

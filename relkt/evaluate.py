@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from relkt.cli_types import positive_int, split_fractions, writable_file
 from relkt.data.sources import ENV_VAR
 from relkt.data.splits import SPLITS
 from relkt.errors import RelktError
@@ -25,13 +26,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--encoder", required=True, help="ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT_DIR | hub:HANDLE_OR_DIR | muse-hub | muse-large-hub")
     p.add_argument("--data-dir", default=None, help=f"folder of XQuAD-R {{lang}}.json files (default: ${ENV_VAR}, cache, download)")
     p.add_argument("--split", default="test", choices=SPLITS, help="article-level split to score (default: test)")
-    p.add_argument("--split-fractions", default="0.7,0.1,0.2", help="train,dev,test article fractions")
-    p.add_argument("--split-seed", type=int, default=0)
+    p.add_argument("--split-fractions", type=split_fractions, default="0.7,0.1,0.2",
+                   help="train,dev,test article fractions (default: 0.7,0.1,0.2)")
+    p.add_argument("--split-seed", type=int, default=0, help="seed of the article split (default: 0)")
     p.add_argument("--langs", default=None, help="comma-separated language codes (default: all found)")
     p.add_argument("--with-context", action="store_true", help="encode candidates as sentence + context")
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--output", default=None, help="write the results as JSON here (and per-question scores beside it, "
-                   "OUTPUT with .per_question.npz, for trainers/compare.py's significance tests)")
+    p.add_argument("--batch-size", type=positive_int, default=64, help="texts per encoding batch (default: 64)")
+    p.add_argument("--output", type=writable_file, default=None,
+                   help="write the results as JSON here (and per-question scores beside it, OUTPUT with "
+                   ".per_question.npz, for trainers/compare.py's significance tests); checked before encoding")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p.parse_args(argv)
 
@@ -69,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from relkt.io import atomic_write_json
         from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 
-        fractions = tuple(float(x) for x in args.split_fractions.split(","))
+        fractions = args.split_fractions
         langs = [x.strip() for x in args.langs.split(",")] if args.langs else None
         pool = LareqaPool.load(args.data_dir, langs=langs, split=args.split, fractions=fractions, seed=args.split_seed)
         log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))

@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from relkt.cli_types import positive_int, split_fractions
 from relkt.data.sources import ENV_VAR
 from relkt.errors import EncoderError, RelktError
 
@@ -62,11 +63,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--output", required=True, help="folder: the chosen model (hub format) and interpolation.json")
     p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha (any relkt.evaluate key)")
     p.add_argument("--data-dir", default=None, help=f"folder of XQuAD-R {{lang}}.json files (default: ${ENV_VAR})")
-    p.add_argument("--split-fractions", default="0.7,0.1,0.2")
+    p.add_argument("--split-fractions", type=split_fractions, default="0.7,0.1,0.2")
     p.add_argument("--split-seed", type=int, default=0)
     p.add_argument("--max-questions", type=int, default=0, help="dev questions to score (0 = all; seeded sample)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--batch-size", type=positive_int, default=128)
     return p.parse_args(argv)
 
 
@@ -104,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         own = [w.numpy() for w in student.weights]
         theirs = [w.numpy() for w in teacher.weights]
         names = [w.path for w in student.weights]
-        fractions = tuple(float(x) for x in args.split_fractions.split(","))
+        fractions = args.split_fractions
         pool = LareqaPool.load(args.data_dir, split="dev", fractions=fractions, seed=args.split_seed)
         pool = sample_questions(pool, args.max_questions, args.seed)
         evaluator = LareqaEvaluator(pool, batch_size=args.batch_size)

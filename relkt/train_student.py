@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from relkt.errors import NonFiniteError
+from relkt.errors import ConfigError, NonFiniteError
 
 log = logging.getLogger("relkt.train_student")
 
@@ -87,6 +87,10 @@ class StudentTrainer:
         out.mkdir(parents=True, exist_ok=True)
         pool = LareqaPool.load(d.data_dir, langs=None, split="train", fractions=tuple(d.split_fractions), seed=d.split_seed)
         langs = d.student_langs or pool.langs
+        missing = sorted(set(langs) - set(pool.langs)) if d.parallel == "dataset" else []
+        if missing or d.source_lang not in pool.langs:
+            raise ConfigError(f"data.student_langs / data.source_lang: no data for {', '.join(missing or [d.source_lang])} "
+                              f"in the data folder (it holds {', '.join(pool.langs)})")
         keep = sorted(set(langs) | {d.source_lang})
         if d.parallel == "dataset":
             pool = pool.subset(question_langs=keep, candidate_langs=keep)
@@ -170,7 +174,6 @@ class StudentTrainer:
         from relkt.encoders.muse_encoder import MuseEncoder
         from relkt.encoders.sentencepiece_extension import extend_sentencepiece_vocabulary
         from relkt.encoders.vocab_extension import extend_vocabulary
-        from relkt.errors import ConfigError
 
         v = self.config.student.extend_vocab
         if spec.startswith(("hub:", "muse")) and getattr(student, "metadata", {}).get("kind") == "bert":

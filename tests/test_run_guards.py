@@ -36,7 +36,7 @@ def test_resume_refuses_other_data_naming_the_file(synthetic_data, tmp_path, cap
     other = make_synthetic_lareqa(tmp_path / "other", seed=1)
     shutil.rmtree(synthetic_data)
     shutil.copytree(other, synthetic_data)
-    assert train_teacher.main(["--config", str(cfg), "--set", "schedule.max_steps=6"]) == 2
+    assert train_teacher.main(["--config", str(cfg)]) == 2  # checked before anything runs, finished or not
     err = capsys.readouterr().err
     assert "was trained on other inputs (data/de.json:" in err and "data/en.json" in err
 
@@ -55,3 +55,38 @@ def test_an_output_dir_that_is_a_file_is_one_line(synthetic_data, tmp_path, caps
     cfg = tiny_config(tmp_path, synthetic_data)
     assert train_teacher.main(["--config", str(cfg)]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_student_values_are_checked_when_the_config_loads(tmp_path):
+    import pytest
+
+    from relkt.config import StudentConfig, load_config
+    from relkt.errors import ConfigError
+
+    for change, message in (("distill.gamma=-1", "distill.gamma must be a finite number >= 0, got -1"),
+                            ("distill.epochs=0", "distill.epochs must be >= 1, got 0"),
+                            ("distill.temperature=0", "distill.temperature must be > 0")):
+        with pytest.raises(ConfigError, match=message):
+            load_config(StudentConfig, None, [change])
+
+
+def test_a_student_language_without_data_is_named(synthetic_data, tmp_path, capsys):
+    from relkt import train_student
+    from tests.test_train_student import student_config
+
+    teacher = tmp_path / "teacher"
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+
+    export_encoder(NgramEncoder(dim=8, num_buckets=64), teacher)
+    cfg = student_config(tmp_path, synthetic_data, teacher, **{"data.student_langs": ["de", "xx"]})
+    assert train_student.main(["--config", str(cfg)]) == 2
+    assert "no data for xx in the data folder (it holds de, en)" in capsys.readouterr().err
+
+
+def test_smoke_shrinks_but_an_explicit_set_wins(synthetic_data, tmp_path):
+    from relkt.config import TeacherConfig, load_config
+    from relkt.config.config_io import with_overrides
+
+    config = with_overrides(load_config(TeacherConfig, None, ["smoke=true"]).apply_smoke(), ["triplet.batch_size=12"])
+    assert config.smoke and config.triplet.batch_size == 12 and config.eval.every_steps <= 5

