@@ -275,7 +275,7 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     base = tiny_muse_encoder()
     teacher = export_encoder(base, tmp_path / "teacher")
     cfg = student_config(tmp_path, data, teacher, **{
-        "teacher": {"spec": f"muse:{teacher}"},
+        "teacher.spec": f"muse:{teacher}",
         "student": {"extend_vocab": {"enabled": True, "new_rows_lr_multiplier": 10.0}},
         "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1})
     trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))

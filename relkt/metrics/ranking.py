@@ -16,15 +16,11 @@ Scores are computed chunk by chunk (questions x all candidates) so memory stays 
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import numpy as np
 
 from relkt.errors import NonFiniteError
-
-
-SCORING_THREADS = 2
 
 
 def gold_matrix(gold: Sequence[np.ndarray]) -> np.ndarray:
@@ -76,20 +72,13 @@ def gold_ranks(
     if g_all.size and g_all.max() >= c.shape[0]:
         raise ValueError(f"gold index {g_all.max()} out of range for {c.shape[0]} candidates")
     ranks = np.full(g_all.shape, np.inf)
-    c_t = np.ascontiguousarray(c.T)
-
-    def chunk(lo: int) -> None:
-        keys = _order_keys(q[lo : lo + chunk_size] @ c_t)  # (b, N)
+    for lo in range(0, q.shape[0], chunk_size):
+        keys = _order_keys(q[lo : lo + chunk_size] @ c.T)  # (b, N)
         g = g_all[lo : lo + chunk_size]
         valid = g >= 0
         g_keys = np.take_along_axis(keys, np.where(valid, g, 0), axis=1)  # (b, R)
         rank = np.count_nonzero(keys[:, None, :] > g_keys[:, :, None], axis=2) + 1
         ranks[lo : lo + chunk_size] = np.where(valid, rank, np.inf)
-
-    # Two chunks in flight: one's comparisons (single-threaded numpy, GIL released) overlap the other's matrix
-    # product. Each chunk's scores are the same matrix product as in a plain loop, so the ranks are too.
-    with ThreadPoolExecutor(max_workers=SCORING_THREADS) as pool:
-        list(pool.map(chunk, range(0, q.shape[0], chunk_size)))
     if sort:
         ranks.sort(axis=1)
     return ranks
