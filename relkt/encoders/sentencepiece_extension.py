@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import logging
+from collections import Counter
 from typing import Sequence
 
 import numpy as np
@@ -36,19 +37,21 @@ def _model(proto: bytes):
     return model
 
 
+def character_counts(proto: bytes, texts: Sequence[str]) -> Counter:
+    """How often each character occurs in `texts` as the model normalizes them (what its pieces must cover)."""
+    import sentencepiece as spm
+
+    processor = spm.SentencePieceProcessor(model_proto=proto)
+    return Counter(c for text in texts for c in processor.normalize(text))
+
+
 def missing_characters(proto: bytes, texts: Sequence[str]) -> tuple[list[str], list[str]]:
     """(unreadable, partial): characters of `texts` (as the model normalizes them) that no piece contains, and
     those that occur only inside longer pieces; each sorted by frequency, then by character (deterministic)."""
-    import sentencepiece as spm
-
     model = _model(proto)
-    processor = spm.SentencePieceProcessor(model_proto=proto)
     singles = {p.piece for p in model.pieces if len(p.piece) == 1}
     inside = {c for p in model.pieces for c in p.piece}
-    counts: dict[str, int] = {}
-    for text in texts:
-        for c in processor.normalize(text):
-            counts[c] = counts.get(c, 0) + 1
+    counts = character_counts(proto, texts)
     order = lambda chars: sorted(chars, key=lambda c: (-counts[c], c))  # noqa: E731
     return (order(c for c in counts if c not in inside),
             order(c for c in counts if c in inside and c not in singles and c != "\u2581"))
@@ -92,13 +95,7 @@ def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: in
     model = _model(proto)
     unreadable, partial = missing_characters(proto, texts)
     if min_count > 1:
-        import sentencepiece as spm
-
-        processor = spm.SentencePieceProcessor(model_proto=proto)
-        counts: dict[str, int] = {}
-        for text in texts:
-            for c in processor.normalize(text):
-                counts[c] = counts.get(c, 0) + 1
+        counts = character_counts(proto, texts)
         unreadable = [c for c in unreadable if counts[c] >= min_count]
         partial = [c for c in partial if counts[c] >= min_count]
     known = {p.piece for p in model.pieces}

@@ -75,3 +75,9 @@ def test_new_rows_train(tmp_path):
         loss = -tf.reduce_sum(e[0] * e[1])
     opt.apply_gradients(zip(tape.gradient(loss, ext.trainable_weights), ext.trainable_weights))
     assert not np.allclose(ext.token_embedding.embeddings.numpy()[info.first_id :], before)
+
+
+def test_min_count_drops_rare_characters():
+    # GREEK repeats each sentence 5 times: "ψ" (only in the first) occurs 5 times, "γ" far more.
+    ext, info = extend_sentencepiece_vocabulary(tiny_muse_encoder(), GREEK, min_count=6)
+    assert "γ" in info.tokens and "ψ" not in info.tokens
