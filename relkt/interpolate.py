@@ -23,9 +23,12 @@ from typing import Sequence
 
 import numpy as np
 
-from relkt.cli_types import positive_int, split_fractions
-from relkt.data.sources import ENV_VAR
+from relkt.cli import add_pool_arguments, load_pool, run_cli
+from relkt.cli_types import positive_int
+from relkt.data.selection import sample_questions
 from relkt.errors import EncoderError, RelktError
+from relkt.io import atomic_write_json
+from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 
 log = logging.getLogger("relkt.interpolate")
 
@@ -62,13 +65,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--alphas", default="0,0.25,0.5,0.75,1", help="student weights to try, comma-separated in [0, 1]")
     p.add_argument("--output", required=True, help="folder: the chosen model (hub format) and interpolation.json")
     p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha (any relkt.evaluate key)")
-    p.add_argument("--data-dir", default=None, help=f"folder of XQuAD-R {{lang}}.json files (default: ${ENV_VAR})")
-    p.add_argument("--split-fractions", type=split_fractions, default="0.7,0.1,0.2")
-    p.add_argument("--split-seed", type=int, default=0)
-    p.add_argument("--max-questions", type=int, default=0, help="dev questions to score (0 = all; seeded sample)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--batch-size", type=positive_int, default=128)
-    return p.parse_args(argv)
+    add_pool_arguments(p, split="dev", langs=False)
+    p.add_argument("--max-questions", type=int, default=0, help="dev questions to score (default: 0 = all; else a seeded sample)")
+    p.add_argument("--seed", type=int, default=0, help="seed of that sample (default: 0)")
+    p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
+    args = p.parse_args(argv)
+    if args.split == "test":
+        p.error("--split test: alpha is chosen on held-out data that is not the test split (dev, or train)")
+    return args
 
 
 def _alphas(text: str) -> list[float]:
@@ -83,58 +87,51 @@ def _alphas(text: str) -> list[float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("relkt").setLevel(logging.INFO)
-    try:
-        alphas = _alphas(args.alphas)
-        for flag, spec in (("--teacher", args.teacher), ("--student", args.student)):
-            if not spec.startswith("bert:"):
-                raise RelktError(f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH "
-                                 "(a relkt export of a BERT encoder is rebuilt from its SavedModel)")
-        from relkt.data.lareqa_pool import LareqaPool
-        from relkt.encoders import build_encoder
-        from relkt.encoders.export import export_encoder
-        from relkt.io import atomic_write_json
-        from relkt.metrics.lareqa_evaluator import LareqaEvaluator
-        from relkt.training.common import QuietEncoder, sample_questions
+    return run_cli(lambda: interpolate(args))
 
-        teacher = build_encoder(args.teacher, trainable=False)
-        student = build_encoder(args.student, trainable=False)
-        for enc in (teacher, student):
-            enc.embed(["build"])
-        own = [w.numpy() for w in student.weights]
-        theirs = [w.numpy() for w in teacher.weights]
-        names = [w.path for w in student.weights]
-        fractions = args.split_fractions
-        pool = LareqaPool.load(args.data_dir, split="dev", fractions=fractions, seed=args.split_seed)
-        pool = sample_questions(pool, args.max_questions, args.seed)
-        evaluator = LareqaEvaluator(pool, batch_size=args.batch_size)
-        def mix(alpha: float) -> None:  # the student's variables hold the mix; `own` keeps its weights
-            for w, value in zip(student.weights, interpolate_weights(theirs, own, alpha, names)):
-                w.assign(value)
 
-        scores, metrics = {}, {}
-        for alpha in alphas:
-            mix(alpha)
-            flat = LareqaEvaluator.flat(evaluator(QuietEncoder(student, args.batch_size)))
-            if args.primary_metric not in flat:
-                raise RelktError(f"--primary-metric {args.primary_metric!r} is not a dev metric; valid: "
-                                 f"{', '.join(sorted(k for k in flat if not k.endswith('n_questions')))}")
-            scores[alpha], metrics[str(alpha)] = float(flat[args.primary_metric]), flat
-            log.info("alpha %.3g: dev %s = %.4f, lareqa/mAP = %.4f", alpha, args.primary_metric, scores[alpha],
-                     flat["lareqa/mAP"])
-        best = choose_alpha(scores)
-        mix(best)
-        out = Path(args.output)
-        export_encoder(student, out, training={"stage": "interpolation", "teacher": args.teacher, "student": args.student,
-                                               "alpha": best, "dev": {args.primary_metric: scores[best]}})
-        atomic_write_json(out.parent / f"{out.name}.interpolation.json", {
-            "teacher": args.teacher, "student": args.student, "primary_metric": args.primary_metric,
-            "dev_questions": len(pool.questions), "alpha": best, "scores": {str(a): s for a, s in scores.items()},
-            "dev": metrics})
-    except RelktError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+def interpolate(args: argparse.Namespace) -> int:
+    from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow); --help answers without it
+    from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)
+
+    alphas = _alphas(args.alphas)
+    for flag, spec in (("--teacher", args.teacher), ("--student", args.student)):
+        if not spec.startswith("bert:"):
+            raise RelktError(f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH "
+                             "(a relkt export of a BERT encoder is rebuilt from its SavedModel)")
+    teacher = build_encoder(args.teacher, trainable=False)
+    student = build_encoder(args.student, trainable=False)
+    for enc in (teacher, student):
+        enc.embed(["build"])
+    own = [w.numpy() for w in student.weights]
+    theirs = [w.numpy() for w in teacher.weights]
+    names = [w.path for w in student.weights]
+    pool = sample_questions(load_pool(args), args.max_questions, args.seed)
+    evaluator = LareqaEvaluator(pool, batch_size=args.batch_size)
+
+    def mix(alpha: float) -> None:  # the student's variables hold the mix; `own` keeps its weights
+        for w, value in zip(student.weights, interpolate_weights(theirs, own, alpha, names)):
+            w.assign(value)
+
+    scores, metrics = {}, {}
+    for alpha in alphas:
+        mix(alpha)
+        flat = LareqaEvaluator.flat(evaluator(QuietEncoder(student, args.batch_size)))
+        if args.primary_metric not in flat:
+            raise RelktError(f"--primary-metric {args.primary_metric!r} is not a dev metric; valid: "
+                             f"{', '.join(sorted(k for k in flat if not k.endswith('n_questions')))}")
+        scores[alpha], metrics[str(alpha)] = float(flat[args.primary_metric]), flat
+        log.info("alpha %.3g: dev %s = %.4f, lareqa/mAP = %.4f", alpha, args.primary_metric, scores[alpha],
+                 flat["lareqa/mAP"])
+    best = choose_alpha(scores)
+    mix(best)
+    out = Path(args.output)
+    export_encoder(student, out, training={"stage": "interpolation", "teacher": args.teacher, "student": args.student,
+                                           "alpha": best, "dev": {args.primary_metric: scores[best]}})
+    atomic_write_json(out.parent / f"{out.name}.interpolation.json", {
+        "teacher": args.teacher, "student": args.student, "primary_metric": args.primary_metric,
+        "dev_questions": len(pool.questions), "alpha": best, "scores": {str(a): s for a, s in scores.items()},
+        "dev": metrics})
     print("alpha  dev " + args.primary_metric + "  dev lareqa/mAP")
     for alpha in alphas:
         mark = "  <- exported" if alpha == best else ""

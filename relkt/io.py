@@ -4,26 +4,53 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    """Write to a temporary file in the same directory, fsync, then rename over `path`."""
+
+def _file_mode() -> int:
+    """0666 less the umask: what `open` would give a new file (mkstemp's own files are 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextmanager
+def atomic_file(path: str | Path, mode: str = "wb"):
+    """Open a temporary file beside `path` for writing; on success fsync it and rename it over `path` (with the
+    permissions a plain new file gets); on failure remove it, leaving what was at `path` untouched."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+            yield f
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Write `text` to `path` atomically (`atomic_file`)."""
+    with atomic_file(path, "w") as f:
+        f.write(text)
+    return Path(path)
+
+
+def atomic_write_npz(path: str | Path, **arrays: np.ndarray) -> Path:
+    """`np.savez` to `path` atomically (`atomic_file`)."""
+    with atomic_file(path, "wb") as f:
+        np.savez(f, **arrays)
+    return Path(path)
 
 
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
@@ -48,8 +75,6 @@ def replace_dir(new: str | Path, dest: str | Path, keep_previous: str | Path | N
 
     If a crash falls between the two renames, `recover_dir(dest)` brings the previous one back.
     """
-    import shutil
-
     new, dest = Path(new), Path(dest)
     old = Path(keep_previous) if keep_previous else dest.parent / f".{dest.name}.old"
     shutil.rmtree(old, ignore_errors=True)

@@ -62,7 +62,7 @@ def test_cli_scores_every_alpha_on_dev_and_exports_the_chosen_mix(synthetic_data
 def dev_map(encoder, data_dir) -> float:
     from relkt.data.lareqa_pool import LareqaPool
     from relkt.metrics.lareqa_evaluator import LareqaEvaluator
-    from relkt.training.common import QuietEncoder
+    from relkt.encoders import QuietEncoder
 
     pool = LareqaPool.load(str(data_dir), split="dev", fractions=(0.7, 0.1, 0.2), seed=0)
     return LareqaEvaluator.flat(LareqaEvaluator(pool)(QuietEncoder(encoder, 128)))["lareqa/mAP"]

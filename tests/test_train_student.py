@@ -61,7 +61,7 @@ def test_student_learns_german_and_teacher_stays_bit_identical(synthetic_data, t
     assert history[-1]["train/q"] < history[0]["train/q"]  # the student moved q_x towards T(q_en)
     # The student learned German: it beats the teacher (its starting point) on dev German->English retrieval.
     from relkt.metrics import LareqaEvaluator
-    from relkt.training.common import dev_pool
+    from relkt.data.selection import dev_pool
 
     teacher_dev = LareqaEvaluator(dev_pool(cfg))(trainer.teacher)["xx_en"]["de"]["P@1"]
     assert summary["best"]["value"] > teacher_dev, (summary["best"], teacher_dev)
@@ -176,7 +176,7 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
 
 def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, tmp_path):
     from relkt.metrics import LareqaEvaluator
-    from relkt.training.common import dev_pool
+    from relkt.data.selection import dev_pool
 
     cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **{
         "eval.at_start": True, "distill.epochs": 1}))
@@ -250,7 +250,7 @@ def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, tea
 
 def test_a_truncated_teacher_target_cache_is_computed_again(tmp_path):
     from relkt.encoders.ngram_encoder import NgramEncoder
-    from relkt.train_student import teacher_targets
+    from relkt.training.teacher_targets import teacher_targets
 
     teacher = NgramEncoder(dim=4, num_buckets=16)
     cache = tmp_path / "teacher_targets.npz"

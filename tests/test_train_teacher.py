@@ -122,14 +122,15 @@ def test_killed_run_resumes_and_matches_an_uninterrupted_one(synthetic_data, tmp
 
 def test_positives_per_question_keeps_own_language_and_samples_the_rest(synthetic_data, tmp_path):
     from relkt.config import TeacherConfig, load_config
+    from relkt.mining import TripletNegatives
 
     cfg = tiny_config(tmp_path, synthetic_data, **{"data.answer_langs": ["en", "de"], "triplet.positives_per_question": 1})
     trainer = train_teacher.TeacherTrainer(load_config(TeacherConfig, cfg))
     # 42 English questions, each with gold answers in en and de; one positive each: the English one.
-    assert len(trainer.anchor_q) == 42
-    assert set(trainer.pool.candidate_langs[trainer.anchor_pos]) == {"en"}
-    every = train_teacher.TeacherTrainer._positives(trainer.pool, 0, 0)
-    two = train_teacher.TeacherTrainer._positives(trainer.pool, 2, 0)
+    assert len(trainer.triplets.anchor_q) == 42
+    assert set(trainer.pool.candidate_langs[trainer.triplets.anchor_pos]) == {"en"}
+    every = TripletNegatives.positives(trainer.pool, 0, 0)
+    two = TripletNegatives.positives(trainer.pool, 2, 0)
     assert [len(g) for g in every] == [len(g) for g in two] == [2] * 42  # capped at what exists
     with pytest.raises(Exception, match="positives_per_question"):
         load_config(TeacherConfig, cfg, ["triplet.positives_per_question=-1"])

@@ -10,21 +10,33 @@ from relkt.errors import ConfigError
 
 
 @dataclass
-class DataSection:
-    """Where the data is and which part of it a run uses."""
+class PoolSection:
+    """Where the data is and how its articles split: what every stage and scoring CLI shares (the CLIs' pool
+    flags, `relkt.cli.add_pool_arguments`, take their defaults from here)."""
 
     data_dir: Optional[str] = None  # default: $RELKT_DATA_DIR, cache, download
-    split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])
+    split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])  # train, dev, test articles
     split_seed: int = 0
+    with_context: bool = False  # candidate text = sentence + its paragraph
+    max_train_questions: int = 0  # 0 = all; > 0 keeps N (source) questions drawn with the seed (smoke runs)
+
+    def validate(self) -> None:
+        if len(self.split_fractions) != 3 or min(self.split_fractions) < 0 or abs(sum(self.split_fractions) - 1) > 1e-6:
+            raise ConfigError(f"data.split_fractions: three fractions >= 0 summing to 1, got {self.split_fractions}")
+        if self.max_train_questions < 0:
+            raise ConfigError(f"data.max_train_questions must be >= 0 (0 = all), got {self.max_train_questions}")
+
+
+@dataclass
+class DataSection(PoolSection):
+    """The teacher's data: which question and answer languages of the pool it trains on."""
+
     train_langs: list[str] = field(default_factory=lambda: ["en"])  # question languages trained on
     answer_langs: list[str] = field(default_factory=lambda: ["en"])  # languages of positives/negatives
     answer_unit: Literal["sentence", "passage"] = "sentence"
-    with_context: bool = False  # candidate text = sentence + its paragraph
-    max_train_questions: int = 0  # 0 = all; > 0 keeps the first N (smoke runs)
 
     def validate(self) -> None:
-        if len(self.split_fractions) != 3 or abs(sum(self.split_fractions) - 1) > 1e-6:
-            raise ConfigError(f"data.split_fractions: three fractions summing to 1, got {self.split_fractions}")
+        super().validate()
         if not self.train_langs or not self.answer_langs:
             raise ConfigError("data.train_langs and data.answer_langs must name at least one language")
 

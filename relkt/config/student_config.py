@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import Literal
 
-from relkt.config.sections import DistributeSection, EncoderSection, EvalSection, ScheduleSection
+from relkt.config.sections import DistributeSection, EncoderSection, EvalSection, PoolSection, ScheduleSection
 from relkt.errors import ConfigError
 
 
 @dataclass
-class StudentDataSection:
-    data_dir: Optional[str] = None
-    split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])
-    split_seed: int = 0
+class StudentDataSection(PoolSection):
+    """The student's data: which languages it learns, from which parallel text."""
+
     source_lang: str = "en"  # the teacher's language (English was the paper's best teacher language)
     student_langs: list[str] = field(default_factory=list)  # languages the student learns; [] = every one found
     parallel: Literal["dataset", "translate"] = "dataset"  # human parallel questions, or machine translation
     translation_cache: str = ""  # default: <output_dir>/translations.json
-    with_context: bool = False
-    max_train_questions: int = 0  # 0 = all; > 0 keeps N source questions (smoke runs)
-
-    def validate(self) -> None:
-        if len(self.split_fractions) != 3 or abs(sum(self.split_fractions) - 1) > 1e-6:
-            raise ConfigError(f"data.split_fractions: three fractions summing to 1, got {self.split_fractions}")
-        if self.max_train_questions < 0:
-            raise ConfigError(f"data.max_train_questions must be >= 0 (0 = all), got {self.max_train_questions}")
 
 
 @dataclass

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.translate import ArgosTranslator, CachedTranslator
 from relkt.errors import DataError
 
 
@@ -84,3 +86,18 @@ def parallel_from_translation(
         for (q, d), q_x in zip(rows, translated):
             out.append(q.text, q_x, d, d, lang, q.qas_id)
     return out
+
+
+def student_examples(pool: LareqaPool, langs: Sequence[str], data, document: str, output_dir: str | Path) -> ParallelExamples:
+    """The student's parallel examples as its config's `data` section asks: the dataset's human-translated
+    questions (`parallel: dataset`), or machine translations cached in `data.translation_cache` (default
+    OUTPUT_DIR/translations.json)."""
+    if data.parallel == "dataset":
+        examples = parallel_from_pool(pool, langs, data.source_lang, document, data.with_context)
+    else:
+        cache = Path(data.translation_cache) if data.translation_cache else Path(output_dir) / "translations.json"
+        translator = CachedTranslator(ArgosTranslator(), cache)
+        examples = parallel_from_translation(pool, langs, translator, data.source_lang, data.with_context)
+    if not len(examples):
+        raise DataError(f"no parallel examples for languages {list(langs)} (data.student_langs)")
+    return examples

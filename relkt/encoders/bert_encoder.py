@@ -6,9 +6,12 @@ import warnings
 from pathlib import Path
 
 import keras
+import keras_hub
 import tensorflow as tf
+import tensorflow_text  # noqa: F401  (registers the TF Text ops an export's graph holds)
 
-from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer  # registered: extended students deserialize
+from relkt.encoders.export import read_export, read_metadata
+from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer  # noqa: F401  (registered: extended students deserialize)
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize, masked_mean
 from relkt.errors import EncoderError
 
@@ -41,12 +44,10 @@ class BertEncoder(SentenceEncoder):
     def from_preset(cls, path: str | Path, max_length: int | None = None, **kwargs) -> "BertEncoder":
         """Load an HF-format (config.json, model.safetensors, vocab.txt) or keras-hub preset directory, or
         a relkt export of a BERT encoder. `max_length` defaults to 128 (an export: the one it was trained with)."""
-        import keras_hub
-
         path = str(path)
         if not Path(path).is_dir():
             raise EncoderError(f"bert:{path}: no such model directory")
-        if (Path(path) / "relkt.json").exists():
+        if read_metadata(path):
             return cls.from_export(path, max_length=max_length, **kwargs)
         try:
             backbone = keras_hub.models.BertBackbone.from_preset(path)
@@ -63,16 +64,7 @@ class BertEncoder(SentenceEncoder):
         name and the tokenizer comes from the export's vocab.txt and relkt.json, so a teacher
         trained here can seed a `bert:` student (vocabulary extension needs one).
         """
-        import json
-
-        import keras_hub
-        import tensorflow_text  # noqa: F401  (the export tokenizes with TF Text ops)
-
-        meta = json.loads((Path(path) / "relkt.json").read_text())
-        info = meta.get("tokenizer") or {}
-        if meta.get("kind") != "bert" or info.get("type") != "wordpiece":
-            raise EncoderError(f"bert:{path}: relkt.json says kind={meta.get('kind')!r}, tokenizer={info.get('type')!r}; "
-                               "only exports of BERT encoders with a WordPiece vocabulary can be rebuilt (use hub:)")
+        meta, tokenizer = read_export(path, f"bert:{path}", "bert", "wordpiece")
         saved = {v.name.split(":")[0]: v for v in tf.saved_model.load(str(path)).variables}
         try:
             vocab_size, hidden = saved["token_embedding/embeddings"].shape
@@ -87,10 +79,6 @@ class BertEncoder(SentenceEncoder):
                 w.assign(saved[w.path].numpy())
         except KeyError as e:
             raise EncoderError(f"bert:{path}: the SavedModel has no variable {e}; not a relkt BERT export") from None
-        vocab = (Path(path) / info.get("vocabulary", "vocab.txt")).read_text(encoding="utf-8").splitlines()
-        tokenizer = ScriptSplitTokenizer(vocabulary=vocab, lowercase=info.get("lowercase", True),
-                                         strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""),
-                                         split_on_cjk=info.get("split_on_cjk", True))
         return cls(backbone, tokenizer, max_length=max_length or meta.get("max_length") or 128, **kwargs)
 
     @property

@@ -1,4 +1,6 @@
-"""Export any relkt encoder as a hub-compatible SavedModel: `hub.load(dir)(strings) -> [N, D]`."""
+"""The relkt export format, and its one owner: a hub-compatible SavedModel (`hub.load(dir)(strings) -> [N, D]`)
+with `relkt.json` (kind, dimension, architecture, training record) and the tokenizer's files (`vocab.txt` or
+`sp.model`) beside it. Only this module writes or reads `relkt.json` and rebuilds tokenizers from an export."""
 
 from __future__ import annotations
 
@@ -13,8 +15,11 @@ import keras
 import tensorflow as tf
 
 import relkt
+from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
 from relkt.encoders.sentence_encoder import SentenceEncoder
-from relkt.io import fsync_tree
+from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
+from relkt.errors import EncoderError
+from relkt.io import fsync_tree, replace_dir
 
 METADATA_FILE = "relkt.json"
 FORMAT = "relkt-encoder/1"
@@ -35,7 +40,6 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.writing-{os.getpid()}"
-    old = path.parent / f".{path.name}.old-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
 
     if not encoder.built:
@@ -58,24 +62,91 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
     }
     if hasattr(encoder, "export_config"):  # what `muse:DIR` rebuilds the architecture from
         metadata["config"] = encoder.export_config()
-    max_length = getattr(getattr(encoder, "inner", encoder), "max_length", None)
+    max_length = max_length_of(encoder)
     if max_length:
-        metadata["max_length"] = int(max_length)
-    from relkt.analysis.tokenizer_audit import tokenizer_of, write_vocabulary
-
-    tokenizer = tokenizer_of(encoder)  # a live one, or the vocabulary of the export it was loaded from
+        metadata["max_length"] = max_length
+    tokenizer = tokenizer_of(encoder)  # a live one, or the one of the export it was loaded from
     if tokenizer is not None and hasattr(tokenizer, "get_vocabulary"):
-        metadata["tokenizer"] = write_vocabulary(tokenizer, tmp)  # lets audits read an exported model
+        metadata["tokenizer"] = write_tokenizer(tokenizer, tmp)  # lets audits and `bert:`/`muse:` read the export
     (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
     fsync_tree(tmp)
-    if path.exists():
-        os.replace(path, old)
-    os.replace(tmp, path)
-    shutil.rmtree(old, ignore_errors=True)
-    return path
+    return replace_dir(tmp, path)
 
 
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The `relkt.json` of an export ({} for SavedModels relkt did not write)."""
-    file = Path(path) / METADATA_FILE
+    file = Path(path).expanduser() / METADATA_FILE
     return json.loads(file.read_text()) if file.exists() else {}
+
+
+def read_export(path: str | Path, spec: str, kind: str, tokenizer_type: str) -> tuple[dict[str, Any], Any]:
+    """An export's metadata and its rebuilt tokenizer, checked to be a `kind` encoder with a `tokenizer_type`
+    tokenizer (what `spec`, e.g. `bert:DIR` or `muse:DIR`, can rebuild); EncoderError naming the spec otherwise."""
+    meta = read_metadata(path)
+    if not meta:
+        raise EncoderError(f"{spec}: no {METADATA_FILE} in {path}; {spec.partition(':')[0]}:DIR takes a relkt export "
+                           "(use hub:DIR for other SavedModels)")
+    info = meta.get("tokenizer") or {}
+    if meta.get("kind") != kind or info.get("type") != tokenizer_type:
+        raise EncoderError(f"{spec}: {METADATA_FILE} says kind={meta.get('kind')!r}, tokenizer={info.get('type')!r}; "
+                           f"only exports of {kind} encoders with a {tokenizer_type} tokenizer can be rebuilt this way "
+                           "(use hub:)")
+    return meta, load_tokenizer(path, meta)
+
+
+# ----- tokenizers ------------------------------------------------------------------------------------------------
+
+def is_sentencepiece(tokenizer) -> bool:
+    return hasattr(tokenizer, "proto")  # keras-hub's SentencePieceTokenizer (the muse encoder's)
+
+
+def tokenizer_record(tokenizer) -> dict:
+    """What `relkt.json` records to rebuild `tokenizer` (its files are written by `write_tokenizer`)."""
+    if is_sentencepiece(tokenizer):
+        return {"type": "sentencepiece", "model": "sp.model"}
+    return {"type": "wordpiece", "vocabulary": "vocab.txt", "lowercase": bool(getattr(tokenizer, "lowercase", True)),
+            "strip_accents": bool(getattr(tokenizer, "strip_accents", True)),
+            "split_pattern": getattr(tokenizer, "split_pattern", ""), "split_on_cjk": bool(getattr(tokenizer, "split_on_cjk", True))}
+
+
+def write_tokenizer(tokenizer, directory: Path) -> dict:
+    """Write the tokenizer's file (`sp.model` or `vocab.txt`) into `directory`; returns its record."""
+    record = tokenizer_record(tokenizer)
+    if record["type"] == "sentencepiece":
+        (Path(directory) / record["model"]).write_bytes(tokenizer.proto)
+    else:
+        (Path(directory) / record["vocabulary"]).write_text("\n".join(tokenizer.get_vocabulary()) + "\n", encoding="utf-8")
+    return record
+
+
+def load_tokenizer(path: str | Path, meta: dict[str, Any] | None = None):
+    """The tokenizer an export saved beside its SavedModel, rebuilt; None when it saved none."""
+    path = Path(path).expanduser()
+    info = (read_metadata(path) if meta is None else meta).get("tokenizer") or {}
+    if info.get("type") == "sentencepiece":
+        return sentencepiece_tokenizer((path / info["model"]).read_bytes())
+    if info.get("type") == "wordpiece":
+        vocab = (path / info.get("vocabulary", "vocab.txt")).read_text(encoding="utf-8").splitlines()
+        return ScriptSplitTokenizer(vocabulary=vocab, lowercase=info.get("lowercase", True),
+                                    strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""),
+                                    split_on_cjk=info.get("split_on_cjk", True))
+    return None
+
+
+def tokenizer_of(encoder):
+    """The tokenizer behind an encoder: a `bert:`/`minilm`/`muse` encoder's own (WordPiece, sentencepiece), or
+    the one a relkt export saved beside its SavedModel (`hub:DIR`). None for encoders without one (n-gram
+    hashing, TF Hub models)."""
+    inner = getattr(encoder, "inner", encoder)  # under a projection
+    if hasattr(inner, "tokenizer"):
+        return inner.tokenizer
+    handle = getattr(encoder, "handle", None)
+    meta = getattr(encoder, "metadata", {}) or {}
+    return load_tokenizer(handle, meta) if handle and meta.get("tokenizer") else None
+
+
+def max_length_of(encoder) -> int | None:
+    """The encoder's sequence limit in pieces (the special tokens included), if it records one."""
+    inner = getattr(encoder, "inner", encoder)
+    length = getattr(inner, "max_length", None) or (getattr(encoder, "metadata", {}) or {}).get("max_length")
+    return int(length) if length else None

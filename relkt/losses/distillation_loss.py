@@ -1,14 +1,33 @@
-"""The CL-ReLKT student's cross-lingual distillation loss (Sec. 3.2, Eq. 2)."""
+"""The CL-ReLKT student's cross-lingual distillation loss (Sec. 3.2, Eq. 2), and the stage-2 contract.
+
+The contract, named here once: the student model outputs, and the cached teacher targets hold, two columns
+of a (batch, 2, dim) tensor:
+
+| column | `y_pred` (the student, trained) | `y_true` (the teacher, frozen, cached) |
+|---|---|---|
+| 0 (`QUESTION`) | S(q_x): the question in the student's language | T(q_en): the same question in the teacher's language |
+| 1 (`DOCUMENT`) | S(d): the answer document the student reads | T(d): the answer document the teacher read |
+
+`stack_columns` builds either tensor from its two columns (the student's `PairModel`, the trainer's targets).
+"""
 
 from __future__ import annotations
 
 import keras
 
-from relkt.losses.distances import check_distance, in_batch_infonce, infonce, row_distance
+from relkt.losses.distances import check_distance, infonce, row_distance
 
 NEGATIVES = ("batch", "bank")
 
 OBJECTIVES = {"q": (1, 0, 0), "q+d": (1, 1, 0), "q+d+dq": (1, 1, 1)}  # which of (beta, lambda, omega) are on
+
+QUESTION, DOCUMENT = 0, 1  # the columns of y_true = [T(q_en), T(d)] and y_pred = [S(q_x), S(d)]
+
+
+def stack_columns(question, document, ops=keras.ops):
+    """(batch, 2, dim) from the question column (S(q_x) or T(q_en)) and the document column (S(d) or T(d)).
+    `ops=numpy` stacks numpy arrays (the cached teacher targets)."""
+    return ops.stack([question, document], axis=1)
 
 
 def distillation_terms(teacher_q, student_q, teacher_d, student_d, distance: str = "squared_l2"):
@@ -35,6 +54,25 @@ def contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature: f
     )
 
 
+def distillation_components(
+    teacher_q, student_q, teacher_d, student_d,
+    gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
+    distance: str = "squared_l2", contrast: float = 0.0, temperature: float = 0.05,
+    question_bank=None, document_bank=None,
+):
+    """`(loss, measurements)`: the per-example loss of `distillation_loss` and its unweighted terms, each of shape
+    (batch,), for logging: `q`, `d`, `dq` (the distances), and with `contrast` > 0 `q_rank`, `d_rank`, `dq_rank`
+    (the ranking terms). Computed once: the loss is made of them."""
+    q, d, dq = distillation_terms(teacher_q, student_q, teacher_d, student_d, distance)
+    measurements = {"q": q, "d": d, "dq": dq}
+    if contrast:
+        cq, cd, cdq = contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature,
+                                        question_bank, document_bank)
+        measurements.update(q_rank=cq, d_rank=cd, dq_rank=cdq)
+        q, d, dq = q + contrast * cq, d + contrast * cd, dq + contrast * cdq
+    return gamma * (beta * q + lam * d + omega * dq), measurements
+
+
 def distillation_loss(
     teacher_q, student_q, teacher_d, student_d,
     gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
@@ -51,20 +89,20 @@ def distillation_loss(
     the differences between questions; the ranking loss keeps them apart. With `question_bank` and
     `document_bank` (every teacher target of the training set) the ranking is against all of them.
     """
-    q, d, dq = distillation_terms(teacher_q, student_q, teacher_d, student_d, distance)
-    if contrast:
-        cq, cd, cdq = contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature,
-                                        question_bank, document_bank)
-        q, d, dq = q + contrast * cq, d + contrast * cd, dq + contrast * cdq
-    return gamma * (beta * q + lam * d + omega * dq)
+    return distillation_components(teacher_q, student_q, teacher_d, student_d, gamma, beta, lam, omega, distance,
+                                   contrast, temperature, question_bank, document_bank)[0]
 
 
 @keras.saving.register_keras_serializable(package="relkt")
 class DistillationLoss(keras.losses.Loss):
     """CL-ReLKT Eq. 2 on stacked embeddings.
 
-    `y_true`: (batch, 2, dim) teacher targets [T(q_en), T(d)] (precomputed: the teacher is frozen);
-    `y_pred`: (batch, 2, dim) student outputs [S(q_x), S(d)].
+    | input | shape | holds |
+    |---|---|---|
+    | `y_true` | (batch, 2, dim) | teacher targets [T(q_en), T(d)] (precomputed: the teacher is frozen) |
+    | `y_pred` | (batch, 2, dim) | student outputs [S(q_x), S(d)] |
+
+    `components(y_true, y_pred)` returns the per-example loss and its terms for logging (`call` returns the loss).
     L_i = gamma * (beta d(T(q_en), S(q_x)) + lambda d(T(d), S(d)) + omega d(T(d), S(q_x))), with
     d = squared L2 (sum over the embedding axis) or 1 - cos; the batch mean is the reduction.
     `objective` ("q", "q+d", "q+d+dq": the paper's Table 6 variants) switches terms off.
@@ -98,36 +136,21 @@ class DistillationLoss(keras.losses.Loss):
         on = OBJECTIVES[self.objective]
         return self.beta * on[0], self.lam * on[1], self.omega * on[2]
 
-    def call(self, y_true, y_pred):
+    def components(self, y_true, y_pred):
+        """`(per-example loss, {term: per-example value})`: see `distillation_components`."""
         beta, lam, omega = self.weights_in_use()
         banks = (None, None)
         if self.contrast and self.negatives == "bank":
             if self.question_bank is None:
                 raise ValueError("DistillationLoss(negatives='bank') needs set_banks(question_targets, document_targets) first")
             banks = (self.question_bank, self.document_bank)
-        return distillation_loss(y_true[:, 0], y_pred[:, 0], y_true[:, 1], y_pred[:, 1],
-                                 self.gamma, beta, lam, omega, self.distance, self.contrast, self.temperature, *banks)
+        return distillation_components(y_true[:, QUESTION], y_pred[:, QUESTION], y_true[:, DOCUMENT], y_pred[:, DOCUMENT],
+                                       self.gamma, beta, lam, omega, self.distance, self.contrast, self.temperature, *banks)
+
+    def call(self, y_true, y_pred):
+        return self.components(y_true, y_pred)[0]
 
     def get_config(self):
         return {**super().get_config(), "gamma": self.gamma, "beta": self.beta, "lam": self.lam,
                 "omega": self.omega, "distance": self.distance, "objective": self.objective,
                 "contrast": self.contrast, "temperature": self.temperature, "negatives": self.negatives}
-
-
-def term_metrics(distance: str = "squared_l2", temperature: float | None = None) -> list:
-    """Keras metric functions logging each unweighted term separately (`q`, `d`, `dq`), and with a
-    `temperature` (a loss with `contrast` > 0) each in-batch ranking term too (`q_rank`, `d_rank`, `dq_rank`)."""
-
-    def term(name: str, student_col: int, teacher_col: int, fn):
-        def metric(y_true, y_pred):
-            return fn(y_pred[:, student_col], y_true[:, teacher_col])
-
-        metric.__name__ = name  # Keras logs a metric function under its name
-        return metric
-
-    pairs = {"q": (0, 0), "d": (1, 1), "dq": (0, 1)}  # (S column, T column): S(q_x)-T(q_en), S(d)-T(d), S(q_x)-T(d)
-    metrics = [term(name, s, t, lambda a, b: row_distance(b, a, distance)) for name, (s, t) in pairs.items()]
-    if temperature is not None:
-        metrics += [term(f"{name}_rank", s, t, lambda a, b: in_batch_infonce(a, b, temperature))
-                    for name, (s, t) in pairs.items()]
-    return metrics

@@ -27,10 +27,11 @@ def has_string_inputs(dataset: tf.data.Dataset) -> bool:
 
 
 class DistributedFit:
-    """`fit(dataset, callbacks)` for a compiled model (its loss, metrics functions and optimizer)."""
+    """`fit(dataset, callbacks)` for a compiled model (its loss and optimizer). A loss with `components(y, y_pred)`
+    (`DistillationLoss`) has its terms logged beside the loss, averaged as the loss is."""
 
-    def __init__(self, model: keras.Model, loss: keras.losses.Loss, metrics: list, strategy: tf.distribute.Strategy):
-        self.model, self.loss, self.metrics, self.strategy = model, loss, list(metrics), strategy
+    def __init__(self, model: keras.Model, loss: keras.losses.Loss, strategy: tf.distribute.Strategy):
+        self.model, self.loss, self.strategy = model, loss, strategy
         self._step = None
 
     def _replica_step(self, x, y):
@@ -38,7 +39,11 @@ class DistributedFit:
         optimizer = self.model.optimizer
         with tf.GradientTape() as tape:
             y_pred = self.model(x, training=True)
-            per_example = tf.cast(self.loss.call(y, y_pred), tf.float32)
+            if hasattr(self.loss, "components"):
+                per_example, parts = self.loss.components(y, y_pred)
+            else:
+                per_example, parts = self.loss.call(y, y_pred), {}
+            per_example = tf.cast(per_example, tf.float32)
             global_bs = ctx.all_reduce(tf.distribute.ReduceOp.SUM, tf.shape(per_example)[0])
             loss = tf.reduce_sum(per_example) / tf.cast(global_bs, tf.float32)
             scaled = optimizer.scale_loss(loss) if hasattr(optimizer, "scale_loss") else loss
@@ -46,8 +51,8 @@ class DistributedFit:
         grads = [_with_static_shape(g, v) for g, v in zip(tape.gradient(scaled, variables), variables)]
         optimizer.apply_gradients(zip(grads, variables))  # sums gradients across replicas
         logs = {"loss": loss}
-        for fn in self.metrics:
-            logs[fn.__name__] = tf.reduce_sum(tf.cast(fn(y, y_pred), tf.float32)) / tf.cast(global_bs, tf.float32)
+        for name, value in parts.items():
+            logs[name] = tf.reduce_sum(tf.cast(value, tf.float32)) / tf.cast(global_bs, tf.float32)
         return logs
 
     def _build(self, dataset: tf.data.Dataset) -> None:
@@ -102,8 +107,7 @@ def is_distributed(strategy: tf.distribute.Strategy) -> bool:
                                  tf.distribute.TPUStrategy))
 
 
-def fit(model: keras.Model, strategy: tf.distribute.Strategy, dataset: tf.data.Dataset, callback, verbose: int,
-        metric_fns: list = ()) -> None:
+def fit(model: keras.Model, strategy: tf.distribute.Strategy, dataset: tf.data.Dataset, callback, verbose: int) -> None:
     """One pass over `dataset`: Keras `fit` where it works (no strategy; MirroredStrategy over tokenized
     inputs), else the `strategy.run` loop (string inputs; MultiWorkerMirrored and TPU strategies, which
     Keras 3.15's `fit` does not distribute over dict inputs). The compiled loop is kept on the model."""
@@ -114,5 +118,5 @@ def fit(model: keras.Model, strategy: tf.distribute.Strategy, dataset: tf.data.D
         return
     loop = model.__dict__.get("_relkt_distributed_fit")
     if loop is None:
-        loop = model.__dict__["_relkt_distributed_fit"] = DistributedFit(model, model.loss, list(metric_fns), strategy)
+        loop = model.__dict__["_relkt_distributed_fit"] = DistributedFit(model, model.loss, strategy)
     loop.fit(dataset, [callback], verbose=verbose)

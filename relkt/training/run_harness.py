@@ -1,54 +1,37 @@
-"""The machinery both trainers share: dev evaluation every N steps, learning-rate halving on plateau,
-early stopping, best-model export, metrics.jsonl and TensorBoard logs, atomic checkpoints and resume."""
+"""The machinery both trainers share, composed: dev evaluation every N steps and the best-model export; the
+schedule (relkt.training.schedule), checkpoints (relkt.training.checkpoint) and logs (relkt.training.run_log)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
 import shutil
 import time
-import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 from relkt.encoders.export import export_encoder
-from relkt.errors import CheckpointError, NonFiniteError
-from relkt.io import atomic_write_json, atomic_write_text, fsync_tree, recover_dir, replace_dir
-from relkt.training.plateau_policy import PlateauPolicy
+from relkt.errors import NonFiniteError
+from relkt.io import atomic_write_json
+from relkt.training.checkpoint import Checkpointer, RunState
+from relkt.training.run_log import RunLog
+from relkt.training.schedule import Schedule
 
 log = logging.getLogger("relkt.training")
 
-
-@dataclass
-class RunState:
-    """Everything needed to resume: counters, schedule, best so far, the evaluation history, and
-    a trainer's own small state in `extra` (its arrays go to the checkpoint's npz)."""
-
-    epoch: int = 0
-    step_in_epoch: int = 0
-    global_step: int = 0
-    learning_rate: float = 0.0
-    policy: dict = field(default_factory=dict)
-    history: list = field(default_factory=list)
-    finished: bool = False
-    stopped_early: bool = False
-    stop_reason: str = ""  # "plateau" (early stop) or "max_steps" (the step budget)
-    extra: dict = field(default_factory=dict)
+__all__ = ["HarnessCallback", "RunHarness", "RunState"]
 
 
 class RunHarness:
     """Owns the output directory of a run.
 
     Layout: `config.yaml`, `metrics.jsonl` (one JSON object per evaluation), `tensorboard/`,
-    `best/` (hub-compatible export of the best model so far), `checkpoint/` (weights, optimizer,
-    state), `summary.json` when finished.
+    `best/` (hub-compatible export of the best model so far), `last/` (the model training ended with),
+    `checkpoint/` (weights, optimizer, state; `checkpoint.prev/` the one before), `summary.json` when finished.
     """
 
     def __init__(
@@ -76,56 +59,30 @@ class RunHarness:
         self.primary_metric, self.eval_every = primary_metric, eval_every
         self.checkpoint_every = checkpoint_every or eval_every
         self.eval_at_start = eval_at_start
-        self.schedule, self.training_info = schedule, training_info
+        self.training_info = training_info
+        self.schedule = Schedule(schedule)
+        self.checkpointer = Checkpointer(self.out, self.write_dir)
+        self.log = RunLog(self.write_dir)
         self.state = RunState(learning_rate=schedule.learning_rate)
-        self.policy = PlateauPolicy(schedule.lr_patience, schedule.early_stop_patience)
         self.extra_arrays: Callable[[], dict[str, np.ndarray]] = lambda: {}
         self.last_logs: dict[str, float] = {}
-        self._writer = None
+
+    @property
+    def policy(self):
+        return self.schedule.policy
 
     # ----- checkpoint -----------------------------------------------------------------------
-    @property
-    def checkpoint_dir(self) -> Path:
-        return self.out / "checkpoint"
-
     def save_checkpoint(self) -> None:
         """Weights + optimizer variables + state, written to a fresh folder then swapped in."""
-        tmp = self.write_dir / ".checkpoint.writing"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        arrays = {f"w{i}": v.numpy() for i, v in enumerate(self.encoder.weights)}
-        arrays.update({f"o{i}": v.numpy() for i, v in enumerate(self.optimizer.variables)})
-        arrays.update({f"x_{k}": v for k, v in self.extra_arrays().items()})
-        with open(tmp / "arrays.npz", "wb") as f:
-            np.savez(f, **arrays)
-        self.state.policy = self.policy.state()
-        (tmp / "state.json").write_text(json.dumps(self.state.__dict__, indent=1))
-        fsync_tree(tmp)
-        # The previous checkpoint stays as checkpoint.prev: resume falls back to it if the newest cannot be read.
-        replace_dir(tmp, self.write_dir / "checkpoint", keep_previous=self.write_dir / "checkpoint.prev")
+        self.state.policy = self.schedule.state()
+        self.checkpointer.save(self.encoder, self.optimizer, self.state, self.extra_arrays)
 
     def restore(self) -> dict[str, np.ndarray] | None:
         """Load the last checkpoint into encoder, optimizer and state; returns the trainer's arrays."""
-        ckpt = recover_dir(self.checkpoint_dir)
-        previous = self.out / "checkpoint.prev"
-        if ckpt is None and previous.exists():  # a kill between the two renames of save_checkpoint
-            ckpt = previous
-        if ckpt is None:
+        loaded = self.checkpointer.load()
+        if loaded is None:
             return None
-        try:
-            state, arrays = self._read_checkpoint(ckpt)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
-            if ckpt == previous or not previous.exists():
-                raise CheckpointError(f"{ckpt}: cannot read the checkpoint ({type(e).__name__}: {e}) and there is no "
-                                      "earlier one; start a new output_dir") from None
-            log.warning("%s: cannot read the checkpoint (%s: %s); resuming from the previous one, %s",
-                        ckpt, type(e).__name__, e, previous)
-            try:
-                state, arrays = self._read_checkpoint(previous)
-            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e2:
-                raise CheckpointError(f"{ckpt} and {previous}: neither checkpoint can be read ({e2}); start a new "
-                                      "output_dir") from None
-            ckpt = previous
+        ckpt, state, arrays = loaded
         if not self.encoder.built:
             self.encoder.embed(["build"])
         weights = self.encoder.weights
@@ -139,38 +96,16 @@ class RunHarness:
         for i, v in enumerate(self.optimizer.variables):
             v.assign(arrays[f"o{i}"])
         self.state = RunState(**state)
-        for k, v in self.state.policy.items():
-            setattr(self.policy, k, v)
-        if "schedule_best" not in self.state.policy:  # a checkpoint from before baselines: every evaluation counted
-            self.policy.schedule_best = self.policy.best
+        self.schedule.load_state(self.state.policy)
         self.optimizer.learning_rate.assign(self.current_learning_rate())
-        self._rewrite_metrics()
+        self.log.write_history(self.state.history)
         log.info("resumed from %s: epoch %d, step %d of the epoch, global step %d",
                  ckpt, self.state.epoch, self.state.step_in_epoch, self.state.global_step)
         return {k[2:]: v for k, v in arrays.items() if k.startswith("x_")}
 
-    @staticmethod
-    def _read_checkpoint(ckpt: Path) -> tuple[dict, dict[str, np.ndarray]]:
-        state = json.loads((ckpt / "state.json").read_text())
-        with np.load(ckpt / "arrays.npz") as z:
-            arrays = {k: z[k] for k in z.files}
-        return state, arrays
-
     # ----- evaluation -----------------------------------------------------------------------
-    def _rewrite_metrics(self) -> None:
-        atomic_write_text(self.write_dir / "metrics.jsonl", "".join(json.dumps(h) + "\n" for h in self.state.history))
-
-    def _tensorboard(self, record: dict) -> None:
-        if self._writer is None:
-            self._writer = tf.summary.create_file_writer(str(self.write_dir / "tensorboard"))
-        with self._writer.as_default(step=record["step"]):
-            for k, v in record.items():
-                if isinstance(v, (int, float)) and k != "step" and math.isfinite(v):
-                    tf.summary.scalar(k, v)
-        self._writer.flush()
-
     def evaluate(self, schedule: bool = True) -> bool:
-        """Evaluate on dev, log, update the plateau policy (`schedule=False`: a baseline that only sets the
+        """Evaluate on dev, log, update the schedule (`schedule=False`: a baseline that only sets the
         value to beat); export if best. Returns True to stop."""
         t0 = time.perf_counter()
         metrics = self.evaluate_fn()
@@ -178,7 +113,7 @@ class RunHarness:
             raise KeyError(f"primary metric {self.primary_metric!r} not among the evaluation's metrics; "
                            f"valid: {', '.join(sorted(k for k in metrics if not k.endswith('n_questions')))}")
         value = float(metrics[self.primary_metric])
-        decision = self.policy.update(value, self.state.global_step, schedule)
+        decision, new_rate = self.schedule.evaluated(value, self.state.global_step, self.state.learning_rate, schedule)
         record = {
             "step": self.state.global_step, "epoch": self.state.epoch, "learning_rate": self.state.learning_rate,
             **{f"train/{k}": float(v) for k, v in self.last_logs.items()},
@@ -186,8 +121,7 @@ class RunHarness:
             "primary": value, "best": self.policy.best, "eval_seconds": round(time.perf_counter() - t0, 2),
         }
         self.state.history.append(record)
-        self._rewrite_metrics()
-        self._tensorboard(record)
+        self.log.record(self.state.history)
         log.info("step %d: dev %s = %.4f (best %.4f at step %d)", record["step"], self.primary_metric, value,
                  self.policy.best, self.policy.best_step)
         if decision.improved:
@@ -195,15 +129,10 @@ class RunHarness:
             export_encoder(self.encoder, self.write_dir / "best", training={
                 **self.training_info, "step": self.state.global_step, "epoch": self.state.epoch,
                 "dev": {self.primary_metric: value}})
-        if decision.reduce_lr:
-            lr = self.state.learning_rate
-            new_lr = max(lr * self.schedule.lr_factor, min(self.schedule.min_learning_rate, lr))  # never raises it
-            log.info("no improvement in %d evaluations: learning rate %.3g -> %.3g", self.policy.since_best,
-                     self.state.learning_rate, new_lr)
-            self.state.learning_rate = new_lr
+        if new_rate != self.state.learning_rate:
+            self.state.learning_rate = new_rate
             self.optimizer.learning_rate.assign(self.current_learning_rate())
         if decision.stop:
-            log.info("early stop: no improvement in %d evaluations", self.policy.since_best)
             self.state.stopped_early, self.state.stop_reason = True, "plateau"
         return decision.stop
 
@@ -225,17 +154,12 @@ class RunHarness:
 
     # ----- per step -------------------------------------------------------------------------
     def current_learning_rate(self) -> float:
-        """The rate for the next step: the schedule's rate (halved on plateaus), ramped up linearly over
-        the first `schedule.warmup_steps` steps of the run."""
-        warmup = getattr(self.schedule, "warmup_steps", 0)
-        if warmup and self.state.global_step < warmup:
-            return self.state.learning_rate * (self.state.global_step + 1) / warmup
-        return self.state.learning_rate
+        """The rate for the next step (the schedule's, warmup included)."""
+        return self.schedule.rate(self.state.learning_rate, self.state.global_step)
 
     def before_step(self) -> None:
         """Called before every optimizer step: sets the optimizer's rate during warmup (and once after it)."""
-        warmup = getattr(self.schedule, "warmup_steps", 0)
-        if warmup and self.state.global_step <= warmup:
+        if self.schedule.in_warmup(self.state.global_step):
             self.optimizer.learning_rate.assign(self.current_learning_rate())
 
     def after_step(self, logs: dict | None) -> bool:
@@ -253,9 +177,8 @@ class RunHarness:
         stop = False
         if self.state.global_step % self.eval_every == 0:
             stop = self.evaluate()
-        budget = getattr(self.schedule, "max_steps", 0)
-        if not stop and budget and self.state.global_step >= budget:
-            log.info("step budget reached: %d steps (schedule.max_steps)", budget)
+        if not stop and self.schedule.budget_reached(self.state.global_step):
+            log.info("step budget reached: %d steps (schedule.max_steps)", self.state.global_step)
             if not self.state.history or self.state.history[-1]["step"] != self.state.global_step:
                 self.evaluate()
             self.state.stopped_early, self.state.stop_reason, stop = True, "max_steps", True

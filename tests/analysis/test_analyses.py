@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
 
-from relkt.analysis import (audit_tokenizer, language_id_probe, limit_to_one_target, mcnemar, monolingual_pool,
-                            paired_bootstrap, pca_2d, remove_one_target, top_k_language_distribution)
+from relkt.analysis import (language_id_probe, limit_to_one_target, mcnemar, monolingual_pool, paired_bootstrap, pca_2d,
+                            remove_one_target, top_k_language_distribution)
+from relkt.analysis.tokenizer_audit import audit_tokenizer
 from relkt.data import Candidate, LareqaPool, Question
 
 

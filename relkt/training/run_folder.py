@@ -1,4 +1,5 @@
-"""Helpers both trainer CLIs use: config guard on resume, logging to the run folder, dev pools."""
+"""A run folder's life around a trainer: one writer (the lock), the config guard and input fingerprints on resume,
+the log file, and the precision policy reset after."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import keras
 import yaml
 
 from relkt.config import save_config, to_dict
-from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.sources import language_files, resolve_data_dir
 from relkt.errors import ConfigError
 from relkt.io import atomic_write_json
@@ -111,33 +111,6 @@ def log_to_file(out: Path) -> logging.Handler:
     return handler
 
 
-def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
-    """Keep `n` questions drawn at random (seeded); all candidates stay."""
-    if n <= 0 or n >= len(pool.questions):
-        return pool
-    keep = np.sort(np.random.default_rng(seed).choice(len(pool.questions), n, replace=False))
-    return LareqaPool([pool.questions[i] for i in keep], pool.candidates, [pool.gold[i] for i in keep], pool.unmatched_answers)
-
-
-def dev_pool(config: Any) -> LareqaPool:
-    d = config.data
-    pool = LareqaPool.load(d.data_dir, langs=config.eval.langs or None, split="dev",
-                           fractions=tuple(d.split_fractions), seed=d.split_seed)
-    if getattr(d, "answer_unit", "sentence") == "passage":
-        pool = pool.to_passages()
-    return sample_questions(pool, config.eval.max_questions, config.seed)
-
-
-class QuietEncoder:
-    """Encoder view without progress bars (evaluation inside training)."""
-
-    def __init__(self, encoder, batch_size: int):
-        self.encoder, self.batch_size = encoder, batch_size
-
-    def encode(self, texts, batch_size=None, progress=False):
-        return self.encoder.encode(texts, batch_size=self.batch_size)
-
-
 def writes_run_folder(config: Any) -> bool:
     """Whether this process writes the run folder: always, except the non-chief workers of a multi-worker run
     (they write scratch folders; see RunHarness), read off TF_CONFIG as tf.distribute reads it."""
@@ -152,7 +125,6 @@ def writes_run_folder(config: Any) -> bool:
 def run_trainer(trainer_cls, config) -> dict:
     """Lock the run folder (one writer; what an interrupted run left is cleaned up), check and write its config,
     log into it, run `trainer_cls(config)`; the precision policy is reset after."""
-    import keras
 
     lock = RunLock(config.output_dir) if writes_run_folder(config) else None
     try:
@@ -172,33 +144,3 @@ def run_trainer(trainer_cls, config) -> dict:
     finally:
         if lock is not None:
             lock.release()
-
-
-def trainer_main(argv, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:
-    """The shared CLI of both trainers: --config, --set, --smoke; errors on bad input exit with 2."""
-    import argparse
-    import sys
-
-    from relkt.config import load_config
-    from relkt.config.config_io import with_overrides
-    from relkt.errors import RelktError
-
-    p = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
-    p.add_argument("--config", default=None, help="YAML config (see configs/)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted)")
-    p.add_argument("--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check")
-    args = p.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("relkt").setLevel(logging.INFO)
-    try:
-        # --smoke shrinks the run first; an explicit --set then wins over what it shrank.
-        config = load_config(config_cls, args.config, ["smoke=true"] if args.smoke else [])
-        config = with_overrides(config.apply_smoke(), args.set)
-        summary = train_fn(config)
-    except RelktError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    best = summary.get("best", {})
-    print(f"{stage} done: best dev {best.get('metric')} = {best.get('value')} at step {best.get('step')}; "
-          f"model: {Path(config.output_dir) / 'best'}")
-    return 0

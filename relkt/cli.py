@@ -1,0 +1,118 @@
+"""The CLIs' shared layer: the pool and split flags (defaults from the config's `PoolSection`, or a run's own
+settings with `--config RUN/config.yaml`), the opening every CLI has (logging; a RelktError is one `error:` line
+and exit code 2), and the trainers' `--config/--set/--smoke` entry point."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import yaml
+
+from relkt.cli_types import split_fractions
+from relkt.config import PoolSection, load_config
+from relkt.config.config_io import with_overrides
+from relkt.data.selection import load_split
+from relkt.data.sources import ENV_VAR
+from relkt.data.splits import SPLITS
+from relkt.errors import ConfigError, RelktError
+
+_POOL = PoolSection()
+
+
+def add_pool_arguments(p: argparse.ArgumentParser, split: str = "test", langs: bool = True, config: bool = True) -> None:
+    """--data-dir, --split, --split-fractions, --split-seed (and --langs, --config RUN/config.yaml)."""
+    p.add_argument("--data-dir", default=None, help=f"folder of XQuAD-R {{lang}}.json files (default: ${ENV_VAR}, cache, download)")
+    p.add_argument("--split", default=split, choices=SPLITS, help=f"article-level split to score (default: {split})")
+    fractions = ",".join(f"{x:g}" for x in _POOL.split_fractions)
+    p.add_argument("--split-fractions", type=split_fractions, default=None,
+                   help=f"train,dev,test article fractions (default: {fractions}, or the --config run's)")
+    p.add_argument("--split-seed", type=int, default=None, help=f"seed of the article split (default: {_POOL.split_seed}, "
+                   "or the --config run's)")
+    if langs:
+        p.add_argument("--langs", default=None, help="comma-separated language codes (default: all found)")
+    if config:
+        p.add_argument("--config", default=None, metavar="RUN/config.yaml",
+                       help="a run's config: its data folder, article split and candidate text (with_context) are used "
+                       "unless given here, so the run is scored on the split it trained with")
+
+
+def pool_settings(args: argparse.Namespace) -> PoolSection:
+    """The pool settings of the command line: flags given, else the `--config` run's, else the defaults."""
+    run = _run_data(args.config) if getattr(args, "config", None) else {}
+    settings = PoolSection(data_dir=run.get("data_dir"), split_fractions=list(run.get("split_fractions", _POOL.split_fractions)),
+                           split_seed=run.get("split_seed", _POOL.split_seed), with_context=bool(run.get("with_context", False)))
+    if args.data_dir is not None:
+        settings.data_dir = args.data_dir
+    if args.split_fractions is not None:
+        settings.split_fractions = list(args.split_fractions)
+    if args.split_seed is not None:
+        settings.split_seed = args.split_seed
+    if getattr(args, "with_context", False):
+        settings.with_context = True
+    return settings
+
+
+def _run_data(path: str) -> dict[str, Any]:
+    try:
+        data = (yaml.safe_load(Path(path).read_text()) or {}).get("data")
+    except (OSError, yaml.YAMLError) as e:
+        raise ConfigError(f"--config {path}: cannot read it ({e})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"--config {path}: no `data` section; pass a run folder's config.yaml")
+    return data
+
+
+def load_pool(args: argparse.Namespace):
+    """The LareqaPool the pool flags name."""
+    langs = [x.strip() for x in args.langs.split(",") if x.strip()] if getattr(args, "langs", None) else None
+    return load_split(pool_settings(args), args.split, langs=langs)
+
+
+def run_cli(body: Callable[[], int], verbose: bool = True) -> int:
+    """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING; a RelktError (bad input) is one
+    `error:` line on stderr and exit code 2."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if verbose:
+        logging.getLogger("relkt").setLevel(logging.INFO)
+    try:
+        return body()
+    except RelktError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:
+    """The CLI of both trainers: --config, --set, --smoke."""
+    p = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
+    p.add_argument("--config", default=None, help="YAML config (see configs/)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted)")
+    p.add_argument("--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check")
+    args = p.parse_args(argv)
+
+    def body() -> int:
+        # --smoke shrinks the run first; an explicit --set then wins over what it shrank.
+        config = load_config(config_cls, args.config, ["smoke=true"] if args.smoke else [])
+        config = with_overrides(config.apply_smoke(), args.set)
+        best = train_fn(config).get("best", {})
+        print(f"{stage} done: best dev {best.get('metric')} = {best.get('value')} at step {best.get('step')}; "
+              f"model: {Path(config.output_dir) / 'best'}")
+        return 0
+
+    return run_cli(body)
+
+
+def named_specs(items: list[str]) -> dict[str, str]:
+    """`--encoder NAME=SPEC` arguments of the report CLIs as {name: spec}; names unique, order kept."""
+    specs: dict[str, str] = {}
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise ConfigError(f"--encoder {item!r}: expected NAME=SPEC, e.g. student=hub:runs/s/best")
+        if name in specs:
+            raise ConfigError(f"--encoder: the name {name!r} is used twice")
+        specs[name] = spec
+    return specs

@@ -1,0 +1,66 @@
+"""Which questions and candidates a stage trains and evaluates on: every selection of the pool a run makes,
+read off its config's `data` and `eval` sections, in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from relkt.data.lareqa_pool import LareqaPool
+from relkt.errors import ConfigError
+
+
+def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
+    """Keep `n` questions drawn at random (seeded); all candidates stay."""
+    if n <= 0 or n >= len(pool.questions):
+        return pool
+    keep = np.sort(np.random.default_rng(seed).choice(len(pool.questions), n, replace=False))
+    return LareqaPool([pool.questions[i] for i in keep], pool.candidates, [pool.gold[i] for i in keep], pool.unmatched_answers)
+
+
+def load_split(data: Any, split: str, langs=None) -> LareqaPool:
+    """The pool of one article split, as a config's (or CLI's) `data` settings cut it."""
+    return LareqaPool.load(data.data_dir, langs=langs, split=split, fractions=tuple(data.split_fractions), seed=data.split_seed)
+
+
+def teacher_pool(data: Any, seed: int) -> LareqaPool:
+    """The teacher's training pool: `data.train_langs` questions against `data.answer_langs` candidates of the
+    train split (as passages with `answer_unit: passage`), `data.max_train_questions` of them if set."""
+    pool = load_split(data, "train", langs=sorted(set(data.train_langs) | set(data.answer_langs)))
+    pool = pool.subset(question_langs=data.train_langs, candidate_langs=data.answer_langs)
+    if data.answer_unit == "passage":
+        pool = pool.to_passages()
+    if not any(len(g) for g in pool.gold):
+        raise ConfigError(f"data.train_langs / data.answer_langs: no training anchors: no {data.train_langs} question "
+                          f"of the train split has an answer in {data.answer_langs}")
+    return sample_questions(pool, data.max_train_questions, seed)
+
+
+def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]]:
+    """The student's training pool, its languages, and every training text of those languages (what vocabulary
+    extension reads: all of them, not just the sampled questions). With `data.max_train_questions`, N source
+    questions are drawn and each keeps its translations."""
+    pool = load_split(data, "train")
+    langs = data.student_langs or pool.langs
+    missing = sorted(set(langs) - set(pool.langs)) if data.parallel == "dataset" else []
+    if missing or data.source_lang not in pool.langs:
+        raise ConfigError(f"data.student_langs / data.source_lang: no data for {', '.join(missing or [data.source_lang])} "
+                          f"in the data folder (it holds {', '.join(pool.langs)})")
+    keep = sorted(set(langs) | {data.source_lang}) if data.parallel == "dataset" else [data.source_lang]
+    pool = pool.subset(question_langs=keep, candidate_langs=keep)
+    language_texts = sorted(set(pool.question_texts()) | set(pool.candidate_texts(data.with_context)))
+    if data.max_train_questions:
+        sources = pool.subset(question_langs=[data.source_lang], candidate_langs=keep)
+        keep_ids = {q.qas_id for q in sample_questions(sources, data.max_train_questions, seed).questions}
+        idx = [i for i, q in enumerate(pool.questions) if q.qas_id in keep_ids]
+        pool = LareqaPool([pool.questions[i] for i in idx], pool.candidates, [pool.gold[i] for i in idx])
+    return pool, list(langs), language_texts
+
+
+def dev_pool(config: Any) -> LareqaPool:
+    """The dev split a run evaluates on: `eval.langs`, passages for a passage teacher, `eval.max_questions`."""
+    pool = load_split(config.data, "dev", langs=config.eval.langs or None)
+    if getattr(config.data, "answer_unit", "sentence") == "passage":
+        pool = pool.to_passages()
+    return sample_questions(pool, config.eval.max_questions, config.seed)

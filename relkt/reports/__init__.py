@@ -1,0 +1,1 @@
+"""Rendering results for people: text/Markdown tables, the coverage report, figures. No analysis here."""

@@ -1,0 +1,54 @@
+"""Text and Markdown tables of relkt's results: what the CLIs print and the reports hold (rendering only;
+the numbers come from relkt.metrics and relkt.analysis). TensorFlow-free."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+
+def pct(x: float | None) -> str:
+    """A share as a percentage with two decimals; "n/a" for None and non-finite values."""
+    return "n/a" if x is None or not np.isfinite(x) else f"{100 * x:.2f}"
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def evaluation_table(results: dict) -> str:
+    """A readable per-language table: LAReQA mAP/P@k/MRR and XX->EN P@1/P@10."""
+    lareqa, xx, bitext = results["lareqa"], results.get("xx_en", {}), results.get("bitext", {})
+    head = f"{'lang':<6}{'n_q':>6}{'mAP':>8}{'mAP@20':>8}{'P@1':>8}{'P@5':>8}{'P@10':>8}{'MRR':>8}"
+    head += f"{'XX>EN P@1':>11}{'P@10':>7}" + (f"{'Q>Qen P@1':>11}" if bitext else "")
+    lines = ["LAReQA (all candidates, all languages)  |  XX->EN (English candidates only)"
+             + ("  |  Q>Qen (the English question among English questions)" if bitext else ""), head, "-" * len(head)]
+
+    def row(name: str, m: dict, x: dict | None, b: dict | None) -> str:
+        s = f"{name:<6}{m['n_questions']:>6}" + "".join(f"{100 * m[k]:>8.2f}" for k in ("mAP", "mAP@20", "P@1", "P@5", "P@10", "MRR"))
+        s += f"{100 * x['P@1']:>11.2f}{100 * x['P@10']:>7.2f}" if x else ""
+        return s + (f"{100 * b['P@1']:>11.2f}" if b else (f"{'-':>11}" if bitext else ""))
+
+    for lang, m in lareqa["per_language"].items():
+        lines.append(row(lang, m, xx.get(lang), bitext.get(lang)))
+    lines.append("-" * len(head))
+    mean_xx = {k: sum(v[k] for v in xx.values()) / len(xx) for k in ("P@1", "P@10")} if xx else None
+    mean_bitext = {"P@1": sum(v["P@1"] for v in bitext.values()) / len(bitext)} if bitext else None
+    lines.append(row("all", lareqa, mean_xx, mean_bitext))
+    lines.append(f"{lareqa['n_candidates']} candidates; scores in %.")
+    return "\n".join(lines)
+
+
+def audit_table(audits: dict[str, dict | None], langs: Sequence[str]) -> str:
+    """Markdown: one row per language, [UNK] rate / texts with [UNK] / pieces per word / texts cut at max_length
+    for each encoder ("-" where it records no max_length)."""
+    names = [n for n, a in audits.items() if a is not None]
+    head = "| lang | " + " | ".join(f"{n}: [UNK] % / texts with [UNK] % / pieces per word / texts cut %" for n in names) + " |"
+    lines = [head, "|---" * (1 + len(names)) + "|"]
+    for lang in langs:
+        cells = [f"{100 * a[lang]['unk_rate']:.1f} / {100 * a[lang]['texts_with_unk']:.1f} / {a[lang]['pieces_per_word']:.2f} / "
+                 + (f"{100 * a[lang]['texts_cut']:.1f}" if "texts_cut" in a[lang] else "-")
+                 for a in (audits[n] for n in names)]
+        lines.append(f"| {lang} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,33 @@
+"""What a run logs for people and tools: metrics.jsonl (one JSON object per evaluation) and TensorBoard scalars."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import tensorflow as tf
+
+from relkt.io import atomic_write_text
+
+
+class RunLog:
+    def __init__(self, write_dir: Path):
+        self.write_dir = Path(write_dir)
+        self._writer = None
+
+    def write_history(self, history: list[dict]) -> None:
+        """metrics.jsonl, rewritten whole (a resumed run's file holds exactly its checkpoint's history)."""
+        atomic_write_text(self.write_dir / "metrics.jsonl", "".join(json.dumps(h) + "\n" for h in history))
+
+    def record(self, history: list[dict]) -> None:
+        """After an evaluation: metrics.jsonl, and the newest record's finite numbers as TensorBoard scalars."""
+        self.write_history(history)
+        record = history[-1]
+        if self._writer is None:
+            self._writer = tf.summary.create_file_writer(str(self.write_dir / "tensorboard"))
+        with self._writer.as_default(step=record["step"]):
+            for k, v in record.items():
+                if isinstance(v, (int, float)) and k != "step" and math.isfinite(v):
+                    tf.summary.scalar(k, v)
+        self._writer.flush()

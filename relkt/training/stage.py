@@ -1,0 +1,71 @@
+"""What both stages set up and run the same way: strategy, precision and seed; the dev evaluator and run harness;
+the tf.data pipeline over texts; and the epoch loop with resume and "train on"."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Callable
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from relkt.config import to_dict
+from relkt.data.selection import dev_pool
+from relkt.encoders.sentence_encoder import QuietEncoder
+from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+from relkt.training.distribute import make_strategy, set_precision, worker
+from relkt.training.run_harness import RunHarness
+
+log = logging.getLogger("relkt.training")
+
+
+def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
+    """The run's strategy (made first: multi-worker collectives are set up at startup), precision policy and
+    seed; returns (strategy, whether this process is the chief)."""
+    strategy = make_strategy(config.distribute)
+    set_precision(config.distribute.mixed_precision)
+    chief, _ = worker(strategy)
+    keras.utils.set_random_seed(config.seed)
+    return strategy, chief
+
+
+def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: dict[str, Any]) -> RunHarness:
+    """The run harness of `config.output_dir`, evaluating `encoder` on the run's dev split every
+    `eval.every_steps` steps (no progress bars) and recording `training_info` and the config in each export."""
+    evaluator = LareqaEvaluator(dev_pool(config), with_context=config.data.with_context, batch_size=config.eval.batch_size)
+    quiet = QuietEncoder(encoder, config.eval.batch_size)
+    return RunHarness(
+        config.output_dir, encoder, optimizer, evaluate=lambda: LareqaEvaluator.flat(evaluator(quiet)),
+        primary_metric=config.eval.primary_metric, eval_every=config.eval.every_steps, schedule=config.schedule,
+        training_info={**training_info, "config": to_dict(config)}, checkpoint_every=config.schedule.checkpoint_every,
+        chief=chief, eval_at_start=config.eval.at_start,
+    )
+
+
+def text_dataset(texts: dict[str, list[str]], targets: np.ndarray, encoder, batch_size: int) -> tf.data.Dataset:
+    """Batches of `{name: encoder features}` and their targets, tokenized inside tf.data (in parallel, and so
+    that MirroredStrategy's `fit` never sees strings)."""
+    ds = tf.data.Dataset.from_tensor_slices((texts, targets)).batch(batch_size)
+    ds = ds.map(lambda f, y: ({k: encoder.preprocess(v) for k, v in f.items()}, y), num_parallel_calls=tf.data.AUTOTUNE)
+    return ds.prefetch(tf.data.AUTOTUNE)
+
+
+def run_epochs(harness: RunHarness, epochs: int, train_epoch: Callable[[int, int], None],
+               summary: Callable[[], dict[str, Any]], restore: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Resume from the last checkpoint (handing its arrays to `restore`), or start; train epochs until `epochs` or an
+    early stop, `train_epoch(epoch, first_step)` running the epoch from step `first_step` of it; finish with
+    `summary()`. A finished run whose config now asks for more epochs trains on; otherwise it is left as it is."""
+    arrays = harness.restore()
+    if arrays is not None and restore is not None:
+        restore(arrays)
+    if not harness.reopen(epochs):
+        log.info("%s: this run already finished (summary.json); nothing to do", harness.out)
+        return {**json.loads((harness.out / "summary.json").read_text()), "already_finished": True}
+    harness.evaluate_at_start()
+    while harness.state.epoch < epochs and not harness.state.stopped_early:
+        train_epoch(harness.state.epoch, harness.state.step_in_epoch)
+        if not harness.state.stopped_early:
+            harness.end_epoch()
+    return harness.finish(summary())
