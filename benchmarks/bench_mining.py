@@ -15,6 +15,8 @@ import argparse
 import time
 
 import numpy as np
+import tensorflow as tf
+from rank_bm25 import BM25Okapi
 
 from relkt.data import LareqaPool
 from relkt.encoders import build_encoder
@@ -24,7 +26,6 @@ from relkt.mining import Bm25Index, bm25_tokenize, mine_negatives
 
 def per_example_mining(encoder, questions, c_emb, positives, gold, margin):
     """One compiled forward call per question (the fastest single-text path), then a Python loop."""
-    import tensorflow as tf
 
     forward = tf.function(lambda s: encoder(encoder._preprocess(s), training=False),
                           input_signature=[tf.TensorSpec([None], tf.string)])
@@ -89,7 +90,6 @@ def main(argv=None) -> None:
     top_fast = index.top(queries, 30)
     t_bm25s = time.perf_counter() - t0
 
-    from rank_bm25 import BM25Okapi
 
     n = min(args.bm25_queries, len(queries))
     t0 = time.perf_counter()

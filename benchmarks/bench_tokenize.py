@@ -15,11 +15,15 @@ import argparse
 import time
 
 import numpy as np
+import tensorflow as tf
+
+from relkt.data import LareqaPool
+from relkt.encoders import build_encoder
+from relkt.encoders.vocab_extension import extend_vocabulary
 
 
 def timed(tokenizer, texts: list[str], repeats: int, batch_size: int = 512) -> tuple[float, np.ndarray]:
     """Best wall time over `repeats` passes, and pieces per text."""
-    import tensorflow as tf
 
     fn = tf.function(lambda s: tokenizer(s), input_signature=[tf.TensorSpec([None], tf.string)])
     batches = [tf.constant(texts[lo : lo + batch_size]) for lo in range(0, len(texts), batch_size)]
@@ -39,9 +43,6 @@ def main(argv=None) -> None:
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args(argv)
 
-    from relkt.data import LareqaPool
-    from relkt.encoders import build_encoder
-    from relkt.encoders.vocab_extension import extend_vocabulary
 
     pool = LareqaPool.load(args.data_dir)
     train = LareqaPool.load(args.data_dir, split="train")

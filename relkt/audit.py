@@ -34,16 +34,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    return run_cli(lambda: audit(args), verbose=False)
+    return run_cli(lambda: audit(parse_args(argv)), verbose=False)
 
 
 def audit(args: argparse.Namespace) -> int:
+    specs, pool = named_specs(args.encoder), load_pool(args)  # bad input fails before TensorFlow loads
     from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: heavy (TensorFlow)
-    from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow); --help answers without it
+    from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
 
-    specs = named_specs(args.encoder)
-    pool = load_pool(args)
     texts_by_lang = {lang: [] for lang in pool.langs}
     if args.texts in ("questions", "both"):
         for q in pool.questions:

@@ -94,14 +94,13 @@ def significance(a: dict, b: dict, pool, n_boot: int, seed: int) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    return run_cli(lambda: run(args))
+    return run_cli(lambda: run(parse_args(argv)))
 
 
 def run(args: argparse.Namespace) -> int:
+    specs = named_specs(args.encoder)  # a bad --encoder fails before TensorFlow loads
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow); --help answers without it
 
-    specs = named_specs(args.encoder)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     pool = load_pool(args)

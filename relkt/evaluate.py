@@ -44,8 +44,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    return run_cli(lambda: evaluate(args))
+    return run_cli(lambda: evaluate(parse_args(argv)))
 
 
 def evaluate(args: argparse.Namespace) -> int:

@@ -86,19 +86,17 @@ def _alphas(text: str) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    return run_cli(lambda: interpolate(args))
+    return run_cli(lambda: interpolate(parse_args(argv)))
 
 
 def interpolate(args: argparse.Namespace) -> int:
-    from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow); --help answers without it
-    from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)
-
     alphas = _alphas(args.alphas)
     for flag, spec in (("--teacher", args.teacher), ("--student", args.student)):
         if not spec.startswith("bert:"):
             raise RelktError(f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH "
                              "(a relkt export of a BERT encoder is rebuilt from its SavedModel)")
+    from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
+    from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)
     teacher = build_encoder(args.teacher, trainable=False)
     student = build_encoder(args.student, trainable=False)
     for enc in (teacher, student):

@@ -12,12 +12,10 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Sequence
 
 import keras
 import numpy as np
 
-from relkt.cli import trainer_main
 from relkt.config import StudentConfig
 from relkt.data.parallel import student_examples
 from relkt.data.selection import student_pool
@@ -29,16 +27,17 @@ from relkt.losses import DistillationLoss, stack_columns
 from relkt.training.distributed_loop import fit
 from relkt.training.pair_model import PairModel
 from relkt.training.row_scaled_adam import RowScaledAdam
-from relkt.training.run_folder import run_trainer
 from relkt.training.run_harness import HarnessCallback
-from relkt.training.stage import run_epochs, stage_harness, start_run, text_dataset
+from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
 from relkt.training.teacher_targets import teacher_targets
 
 log = logging.getLogger("relkt.train_student")
 
 
-class StudentTrainer:
+class StudentTrainer(Stage):
     """One student run: config -> parallel data -> frozen teacher -> student, loss -> cached targets -> harness."""
+
+    config_class, name = StudentConfig, "student"
 
     def __init__(self, config: StudentConfig):
         self.config = c = config
@@ -133,14 +132,8 @@ class StudentTrainer:
                 "teacher_digest": self.teacher_digest, **extra}
 
 
-def train_student(config: StudentConfig) -> dict:
-    """Train a student with `config`; returns the run summary."""
-    return run_trainer(StudentTrainer, config)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return trainer_main(argv, "python -m relkt.train_student", __doc__, StudentConfig, train_student, "student")
-
+train_student = StudentTrainer.train
+main = StudentTrainer.main
 
 if __name__ == "__main__":
     sys.exit(main())

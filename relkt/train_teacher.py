@@ -10,28 +10,27 @@ from __future__ import annotations
 import logging
 import math
 import sys
-from typing import Sequence
 
 import keras
 import numpy as np
 
-from relkt.cli import trainer_main
 from relkt.config import TeacherConfig
 from relkt.data.selection import teacher_pool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
 from relkt.mining import TripletNegatives
 from relkt.training.distributed_loop import fit
-from relkt.training.run_folder import run_trainer
 from relkt.training.run_harness import HarnessCallback
-from relkt.training.stage import run_epochs, stage_harness, start_run, text_dataset
+from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
 from relkt.training.triplet_model import TripletModel
 
 log = logging.getLogger("relkt.train_teacher")
 
 
-class TeacherTrainer:
+class TeacherTrainer(Stage):
     """One teacher run: config -> data -> triplets and negatives -> model and loss -> harness; `run()` trains."""
+
+    config_class, name = TeacherConfig, "teacher"
 
     def __init__(self, config: TeacherConfig):
         self.config = c = config
@@ -99,14 +98,8 @@ class TeacherTrainer:
         return {"stage": "teacher", "anchors": len(self.triplets), "mining": self.harness.state.extra.get("mining", [])}
 
 
-def train_teacher(config: TeacherConfig) -> dict:
-    """Train a teacher with `config`; returns the run summary."""
-    return run_trainer(TeacherTrainer, config)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return trainer_main(argv, "python -m relkt.train_teacher", __doc__, TeacherConfig, train_teacher, "teacher")
-
+train_teacher = TeacherTrainer.train
+main = TeacherTrainer.main
 
 if __name__ == "__main__":
     sys.exit(main())

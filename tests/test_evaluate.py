@@ -39,3 +39,38 @@ def test_cli_bad_input_is_one_clear_error(tiny_data, capsys, args, message):
 def test_cli_rejects_unknown_split(tiny_data):
     with pytest.raises(SystemExit):
         evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "validation"])
+
+
+def test_config_scores_a_run_on_the_split_it_trained_with(synthetic_data, tmp_path, capsys):
+    """--config RUN/config.yaml: the run's data folder, article split and best export, unless flags say otherwise."""
+    from relkt.data import LareqaPool
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+
+    run = tmp_path / "run"
+    export_encoder(NgramEncoder(dim=8, num_buckets=64), run / "best")
+    (run / "config.yaml").write_text(f"data:\n  data_dir: {synthetic_data}\n  split_fractions: [0.5, 0.2, 0.3]\n"
+                                     "  split_seed: 3\n  with_context: true\n")
+    out = tmp_path / "r.json"
+    assert evaluate.main(["--config", str(run / "config.yaml"), "--output", str(out), "--no-progress"]) == 0
+    setup = json.loads(out.read_text())["setup"]
+    assert setup["encoder"] == f"hub:{run / 'best'}" and setup["split_fractions"] == [0.5, 0.2, 0.3]
+    assert setup["split_seed"] == 3 and setup["with_context"] is True and setup["split"] == "test"
+    expected = LareqaPool.load(str(synthetic_data), split="test", fractions=(0.5, 0.2, 0.3), seed=3)
+    assert json.loads(out.read_text())["lareqa"]["n_questions"] == len(expected.questions)
+    # A flag wins over the run's setting.
+    assert evaluate.main(["--config", str(run / "config.yaml"), "--split-seed", "0", "--output", str(out), "--no-progress"]) == 0
+    assert json.loads(out.read_text())["setup"]["split_seed"] == 0
+
+
+def test_config_without_a_data_section_is_one_clear_error(tmp_path, capsys):
+    bad = tmp_path / "config.yaml"
+    bad.write_text("seed: 1\n")
+    assert evaluate.main(["--config", str(bad), "--no-progress"]) == 2
+    assert f"--config {bad}: no `data` section" in capsys.readouterr().err
+
+
+def test_encoder_or_config_is_required(capsys):
+    with pytest.raises(SystemExit):
+        evaluate.parse_args(["--split", "all"])
+    assert "--encoder is required" in capsys.readouterr().err

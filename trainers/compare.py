@@ -18,6 +18,9 @@ from typing import Sequence
 
 import numpy as np
 
+from relkt.analysis import mcnemar, paired_bootstrap
+from relkt.evaluate import per_question_path
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python trainers/compare.py", description=__doc__.split("\n")[0])
@@ -58,8 +61,6 @@ def side_by_side(names: list[str], results: list[dict]) -> list[str]:
 
 
 def load_per_question(path: Path) -> dict[str, np.ndarray]:
-    from relkt.evaluate import per_question_path
-
     npz = per_question_path(path)
     if not npz.exists():
         raise FileNotFoundError(f"{npz}: no per-question scores beside {path}; re-run relkt.evaluate with --output {path}")
@@ -79,7 +80,6 @@ def align(a: dict, b: dict, a_path: Path, b_path: Path) -> tuple[dict, dict]:
 
 def significance_rows(a: dict, b: dict, n_boot: int, seed: int) -> list[dict]:
     """Per language and overall: mAP delta (b - a) with its paired-bootstrap CI, and McNemar on XX->EN P@1."""
-    from relkt.analysis import mcnemar, paired_bootstrap
 
     rows = []
     for lang in sorted(set(a["lang"].tolist())) + ["all"]:

@@ -18,6 +18,12 @@ from typing import Sequence
 
 import numpy as np
 
+from relkt.data.lareqa_pool import LareqaPool
+from relkt.encoders import build_encoder
+from relkt.errors import RelktError
+from relkt.io import atomic_write_json
+from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python trainers/cross_encode.py", description=__doc__.split("\n")[0])
@@ -33,7 +39,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def cross_encode(teacher, student, pool, batch_size: int = 128) -> dict:
     """{"xx_en": {pairing: {lang: P@1}}, "mean_norm": {model: {lang: ||mean q||}}} for `pool`
     (questions of some languages, English candidates)."""
-    from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 
     ev = LareqaEvaluator(pool, batch_size=batch_size)
     (qt, ct), (qs, cs) = ev.encode(teacher), ev.encode(student)
@@ -47,9 +52,6 @@ def cross_encode(teacher, student, pool, batch_size: int = 128) -> dict:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from relkt.data.lareqa_pool import LareqaPool
-    from relkt.encoders import build_encoder
-    from relkt.errors import RelktError
 
     try:
         pool = LareqaPool.load(args.data_dir, split=args.split)
@@ -68,8 +70,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         cells += [f"{result['mean_norm'][m][lang]:.3f}" for m in ("teacher", "student")]
         print(f"| {lang} | " + " | ".join(cells) + " |")
     if args.output:
-        from relkt.io import atomic_write_json
-
         atomic_write_json(args.output, {"teacher": args.teacher, "student": args.student, "split": args.split, **result})
     return 0
 

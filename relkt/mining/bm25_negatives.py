@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Sequence
 
+import bm25s
 import numpy as np
 
 # Scripts written without spaces between words: Thai, Lao, Khmer, Myanmar, CJK, Hiragana/Katakana.
@@ -31,10 +33,6 @@ class Bm25Index:
     """bm25s over candidate texts; `top(queries, k)` returns candidate indices best first."""
 
     def __init__(self, documents: Sequence[str], k1: float = 1.5, b: float = 0.75):
-        import logging
-
-        import bm25s
-
         logging.getLogger("bm25s").setLevel(logging.WARNING)
         self.n = len(documents)
         self.retriever = bm25s.BM25(k1=k1, b=b, method="robertson")

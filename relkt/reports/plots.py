@@ -8,10 +8,10 @@ import numpy as np
 
 
 def _plt():
-    import matplotlib
+    import matplotlib  # deferred: heavy, loaded only when a figure is drawn
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # deferred: heavy (after choosing the Agg backend)
 
     return plt
 

@@ -5,20 +5,42 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable
+import sys
+from typing import Any, Callable, Sequence
 
 import keras
 import numpy as np
 import tensorflow as tf
 
+from relkt.cli import trainer_main
 from relkt.config import to_dict
 from relkt.data.selection import dev_pool
 from relkt.encoders.sentence_encoder import QuietEncoder
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.training.distribute import make_strategy, set_precision, worker
+from relkt.training.run_folder import run_trainer
 from relkt.training.run_harness import RunHarness
 
 log = logging.getLogger("relkt.training")
+
+
+class Stage:
+    """What makes a trainer class a stage: `train(config)` runs it in its run folder (lock, config guard,
+    fingerprints, log file: relkt.training.run_folder) and returns the summary; `main(argv)` is its CLI
+    (`--config/--set/--smoke`). A subclass sets `config_class` and `name` and builds its run in `__init__`."""
+
+    config_class: type
+    name: str
+
+    @classmethod
+    def train(cls, config) -> dict[str, Any]:
+        """Train with `config` (a `config_class`); returns the run summary."""
+        return run_trainer(cls, config)
+
+    @classmethod
+    def main(cls, argv: Sequence[str] | None = None) -> int:
+        module = sys.modules[cls.__module__]
+        return trainer_main(argv, f"python -m {cls.__module__}", module.__doc__ or "", cls.config_class, cls.train, cls.name)
 
 
 def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:

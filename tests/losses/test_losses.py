@@ -106,3 +106,23 @@ def test_bank_negatives_rank_against_every_target():
     assert float(loss(y, y)) == pytest.approx(np.log1p(np.exp(-1)), rel=1e-5)
     with pytest.raises(ValueError, match="valid: batch, bank"):
         DistillationLoss(negatives="all")
+
+
+def test_components_are_the_terms_the_loss_is_made_of():
+    """The stage-2 contract's columns, and the measurements the loss returns for logging (computed once).
+    Rows: T(q_en) = (1, 0), S(q_x) = (0, 1), T(d) = (1, 0), S(d) = (1, 0): q = ||(1,-1)||^2 = 2, d = 0,
+    dq = ||T(d) - S(q_x)||^2 = 2; loss = gamma (beta 2 + lam 0 + omega 2) = 10 (1 * 2 + 0 + 0.5 * 2) = 30."""
+    from relkt.losses import DOCUMENT, QUESTION, stack_columns
+
+    tq, sq, td, sd = (np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), np.array([[1.0, 0.0]]), np.array([[1.0, 0.0]]))
+    y_true, y_pred = stack_columns(tq, td, ops=np), stack_columns(sq, sd, ops=np)
+    np.testing.assert_array_equal(y_true[:, QUESTION], tq)
+    np.testing.assert_array_equal(y_pred[:, DOCUMENT], sd)
+    loss = DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5)
+    per_example, parts = loss.components(y_true.astype("float32"), y_pred.astype("float32"))
+    np.testing.assert_allclose(per_example, [30.0])
+    assert set(parts) == {"q", "d", "dq"}
+    np.testing.assert_allclose([float(parts[k][0]) for k in ("q", "d", "dq")], [2.0, 0.0, 2.0])
+    np.testing.assert_allclose(loss.call(y_true.astype("float32"), y_pred.astype("float32")), per_example)
+    ranked = DistillationLoss(contrast=1.0).components(y_true.astype("float32"), y_pred.astype("float32"))[1]
+    assert set(ranked) == {"q", "d", "dq", "q_rank", "d_rank", "dq_rank"}

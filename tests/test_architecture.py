@@ -1,0 +1,91 @@
+"""docs/architecture.md's table is the import rule: every relkt module imports only the packages its row lists
+(plus errors, io and the relkt root); imports inside functions say why they are deferred; the TF-free layers stay so."""
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ALWAYS = {"errors", "io", "__init__"}
+
+
+def rules() -> dict[str, set[str]]:
+    """{unit: units it may import}, read off the table (a unit: `relkt.X`, X a package or a top-level module)."""
+    out = {}
+    for line in (ROOT / "docs" / "architecture.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`relkt."):
+            continue
+        allowed = set(re.findall(r"`([a-z_]+)`", cells[2]))
+        for unit in re.findall(r"`relkt\.([a-z_]+)`", cells[0]):
+            out[unit] = allowed
+    return out
+
+
+def modules():
+    for path in sorted((ROOT / "relkt").rglob("*.py")):
+        parts = path.relative_to(ROOT / "relkt").with_suffix("").parts
+        yield path, ("__init__" if parts == ("__init__",) else parts[0])
+
+
+def relkt_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] if node.module != "relkt" else [f"relkt.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        found += [(node.lineno, n.split(".")[1]) for n in names if n.startswith("relkt.")]
+    return found
+
+
+def test_the_table_names_every_package_and_module():
+    table = rules()
+    units = {unit for _, unit in modules()} - {"__init__"}
+    assert units <= set(table), f"not in docs/architecture.md: {sorted(units - set(table))}"
+
+
+def test_every_module_imports_only_what_its_row_allows():
+    table, broken = rules(), []
+    for path, unit in modules():
+        if unit == "__init__":
+            continue
+        for line, target in relkt_imports(ast.parse(path.read_text())):
+            if target != unit and target not in ALWAYS and target not in table[unit]:
+                broken.append(f"{path.relative_to(ROOT)}:{line} imports relkt.{target} (relkt.{unit} may import "
+                              f"{', '.join(sorted(table[unit])) or 'nothing'})")
+    assert not broken, "\n".join(broken)
+
+
+def test_imports_inside_functions_say_why_they_are_deferred():
+    undocumented = []
+    for path in sorted(ROOT.glob("relkt/**/*.py")) + sorted(ROOT.glob("trainers/*.py")) + sorted(ROOT.glob("benchmarks/*.py")):
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for sub in ast.walk(node):
+                    if isinstance(sub, (ast.Import, ast.ImportFrom)) and "# deferred:" not in lines[sub.lineno - 1]:
+                        undocumented.append(f"{path.relative_to(ROOT)}:{sub.lineno}: {lines[sub.lineno - 1].strip()}")
+    assert not undocumented, "imports inside functions without a `# deferred:` reason:\n" + "\n".join(undocumented)
+
+
+@pytest.mark.parametrize("module", ["relkt.cli", "relkt.config", "relkt.data", "relkt.metrics", "relkt.analysis",
+                                    "relkt.reports.tables", "relkt.evaluate", "relkt.audit", "relkt.coverage",
+                                    "relkt.interpolate"])
+def test_tensorflow_free_layers_do_not_load_it(module):
+    code = f"import sys, {module}; heavy = [m for m in ('tensorflow', 'keras') if m in sys.modules]; print(heavy)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", f"importing {module} loads {out.stdout.strip()}"
+
+
+def test_a_forbidden_import_is_caught(tmp_path):
+    """The checker itself: an encoders module importing relkt.analysis breaks the rule."""
+    tree = ast.parse("import numpy\nfrom relkt.analysis.tokenizer_audit import audit_tokenizer\nfrom relkt import io\n")
+    targets = [t for _, t in relkt_imports(tree)]
+    assert targets == ["analysis", "io"]
+    assert "analysis" not in rules()["encoders"] and "analysis" in rules()["coverage"]
