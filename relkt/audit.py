@@ -23,14 +23,18 @@ from relkt.reports.tables import audit_table
 TEXTS = ("questions", "candidates", "both")
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.audit", description=__doc__.split("\n")[0])
     p.add_argument("--encoder", action="append", required=True, metavar="NAME=SPEC",
                    help="an encoder to audit (repeat); SPEC as for relkt.evaluate")
     add_pool_arguments(p)
     p.add_argument("--texts", default="questions", choices=TEXTS, help="which texts to tokenize (default: questions)")
     p.add_argument("--output", type=writable_file, default=None, help="write {encoder: {lang: audit}} as JSON here (default: none)")
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

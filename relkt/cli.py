@@ -15,6 +15,7 @@ import yaml
 from relkt.cli_types import split_fractions
 from relkt.config import PoolSection, load_config
 from relkt.config.config_io import with_overrides
+from relkt.config.reference import help_text
 from relkt.data.selection import load_split
 from relkt.data.sources import ENV_VAR
 from relkt.data.splits import SPLITS
@@ -37,7 +38,7 @@ def add_pool_arguments(p: argparse.ArgumentParser, split: str = "test", langs: b
     if config:
         p.add_argument("--config", default=None, metavar="RUN/config.yaml",
                        help="a run's config: its data folder, article split and candidate text (with_context) are used "
-                       "unless given here, so the run is scored on the split it trained with")
+                       "unless given here, so the run is scored on the split it trained with (default: none)")
 
 
 def pool_settings(args: argparse.Namespace) -> PoolSection:
@@ -87,10 +88,13 @@ def run_cli(body: Callable[[], int], verbose: bool = True) -> int:
 
 def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:
     """The CLI of both trainers: --config, --set, --smoke."""
-    p = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
-    p.add_argument("--config", default=None, help="YAML config (see configs/)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key (dotted)")
-    p.add_argument("--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check")
+    p = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0], epilog=help_text(config_cls),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", default=None, help="YAML config, e.g. configs/quickstart.yaml (default: none, every key "
+                   "at its default)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config key (dotted, value parsed as YAML; repeat; default: none)")
+    p.add_argument("--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check (default: off)")
     args = p.parse_args(argv)
 
     def body() -> int:

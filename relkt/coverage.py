@@ -29,7 +29,7 @@ from relkt.reports.coverage_report import coverage_markdown, new_language_markdo
 log = logging.getLogger("relkt.coverage")
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.coverage", description=__doc__.split("\n")[0])
     p.add_argument("--encoder", action="append", required=True, metavar="NAME=SPEC",
                    help="an encoder to report on (repeat; the first is the baseline), e.g. teacher=hub:runs/t/best")
@@ -43,7 +43,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, probe and remove-one-target draws (default: 0)")
     p.add_argument("--output", default="reports/coverage", help="report folder (default: reports/coverage)")
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
 
 
 def analyse(name: str, encoder, pool, evaluator, args, out: Path) -> dict:

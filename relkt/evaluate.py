@@ -26,7 +26,7 @@ log = logging.getLogger("relkt.evaluate")
 SPECS = "ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT_DIR | hub:HANDLE_OR_DIR | muse-hub | muse-large-hub"
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.evaluate", description=__doc__.split("\n")[0])
     p.add_argument("--encoder", default=None, help=f"{SPECS} (default with --config: hub:RUN/best, the run's best export)")
     add_pool_arguments(p)
@@ -37,6 +37,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="write the results as JSON here (and per-question scores beside it, OUTPUT with "
                    ".per_question.npz, for trainers/compare.py's significance tests); checked before encoding")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = build_parser()
     args = p.parse_args(argv)
     if args.encoder is None and args.config is None:
         p.error("--encoder is required (or --config RUN/config.yaml to score the run's best export)")

@@ -58,17 +58,22 @@ def choose_alpha(scores: dict[float, float]) -> float:
     return max(scores, key=lambda a: (scores[a], a))
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.interpolate", description=__doc__.split("\n")[0])
     p.add_argument("--teacher", required=True, help="bert:PATH of the teacher (a relkt BERT export or preset)")
     p.add_argument("--student", required=True, help="bert:PATH of the student distilled from it")
-    p.add_argument("--alphas", default="0,0.25,0.5,0.75,1", help="student weights to try, comma-separated in [0, 1]")
+    p.add_argument("--alphas", default="0,0.25,0.5,0.75,1", help="student weights to try, comma-separated in [0, 1] (default: 0,0.25,0.5,0.75,1)")
     p.add_argument("--output", required=True, help="folder: the chosen model (hub format) and interpolation.json")
-    p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha (any relkt.evaluate key)")
+    p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha, any relkt.evaluate key (default: xx_en/P@1)")
     add_pool_arguments(p, split="dev", langs=False)
     p.add_argument("--max-questions", type=int, default=0, help="dev questions to score (default: 0 = all; else a seeded sample)")
     p.add_argument("--seed", type=int, default=0, help="seed of that sample (default: 0)")
     p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = build_parser()
     args = p.parse_args(argv)
     if args.split == "test":
         p.error("--split test: alpha is chosen on held-out data that is not the test split (dev, or train)")

@@ -20,3 +20,17 @@ def test_bad_flags_are_one_usage_line(flags, message, capsys):
 def test_good_flags_parse(tmp_path):
     args = evaluate.parse_args(["--encoder", "ngram", "--split-fractions", "0.6,0.2,0.2", "--output", str(tmp_path / "a" / "r.json")])
     assert args.split_fractions == (0.6, 0.2, 0.2) and args.batch_size == 64 and not list((tmp_path / "a").iterdir())
+
+
+@pytest.mark.parametrize("cli", ["evaluate", "audit", "coverage", "interpolate"])
+def test_every_flag_has_help_that_shows_its_default(cli):
+    import importlib
+
+    parser = importlib.import_module(f"relkt.{cli}").build_parser()
+    for action in parser._actions:
+        if action.dest == "help":
+            continue
+        assert action.help, f"{cli} {action.option_strings}: no help text"
+        takes_value = action.nargs != 0
+        if takes_value and not action.required:
+            assert "default" in action.help, f"{cli} {action.option_strings}: help does not show the default"

@@ -74,3 +74,18 @@ def test_encoder_or_config_is_required(capsys):
     with pytest.raises(SystemExit):
         evaluate.parse_args(["--split", "all"])
     assert "--encoder is required" in capsys.readouterr().err
+
+
+def test_a_cli_run_prints_no_tensorflow_start_up_noise(tiny_data, tmp_path):
+    """TensorFlow's C++ start-up lines (CUDA probe, oneDNN, absl) stay out of a CLI's output unless RELKT_VERBOSE=1."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE")}
+    run = subprocess.run([sys.executable, "-m", "relkt.evaluate", "--encoder", "ngram", "--data-dir", str(tiny_data),
+                          "--split", "all"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    for noise in ("cuInit", "absl::InitializeLog", "cuda", "oneDNN", "I0000", "E0000", "W0000"):
+        assert noise not in run.stderr and noise not in run.stdout, noise
+    assert "LAReQA" in run.stdout

@@ -144,3 +144,23 @@ def test_step_budget_stops_cleanly_after_an_evaluation(synthetic_data, tmp_path)
     # Evaluations every 5 steps, then one at the budget (step 7); the 21-step first epoch is cut there.
     assert summary["steps"] == 7 and summary["stop_reason"] == "max_steps" and summary["epochs_completed"] == 0
     assert [h["step"] for h in history] == [5, 7]
+
+
+def test_a_run_leaves_readable_files_its_curves_and_no_progress_bars_when_redirected(synthetic_data, tmp_path, capfd):
+    import os
+    import stat
+
+    cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 1, "verbose": 1})  # the default bar
+    old_umask = os.umask(0o022)
+    try:
+        assert train_teacher.main(["--config", str(cfg)]) == 0
+    finally:
+        os.umask(old_umask)
+    out = tmp_path / "run"
+    for name in ("summary.json", "metrics.jsonl", "config.yaml", "fingerprints.json", "best/relkt.json"):
+        assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name  # as any file the user writes
+    assert (out / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    printed = capfd.readouterr()
+    # Output is captured (not a terminal): one line per pass, no bar redrawn with \b, \r or ANSI codes.
+    assert not any(c in printed.out + printed.err for c in ("\x1b[", "\r", "\b"))
+    assert "teacher done: best dev" in printed.out and "/step" in printed.out  # Keras's one line per pass

@@ -136,3 +136,16 @@ def test_compare_names_a_missing_or_malformed_results_file(tmp_path, capsys):
     assert "missing.json: no such results file" in capsys.readouterr().err
     assert load("compare").main([str(tmp_path / "bad.json")]) == 2
     assert "bad.json: not a results JSON" in capsys.readouterr().err
+
+
+def test_compare_writes_its_tables_as_markdown_beside_the_results(tmp_path, capsys):
+    results = {"lareqa": {"mAP": 0.5, "per_language": {"en": {"mAP": 0.5}}}, "xx_en": {"en": {"P@1": 0.5}}}
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "test.json").write_text(json.dumps(results))
+    assert load("compare").main([str(tmp_path / "a" / "test.json"), str(tmp_path / "b" / "test.json")]) == 0
+    written = (tmp_path / "comparison.md").read_text()  # the folder holding both results
+    assert written.startswith("# a vs b\n") and "| en | 50.00 | 50.00 |" in written
+    assert f"wrote {tmp_path / 'comparison.md'}" in capsys.readouterr().out
+    assert load("compare").main([str(tmp_path / "a" / "test.json"), "--output", str(tmp_path / "x.md")]) == 0
+    assert (tmp_path / "x.md").read_text().startswith("# a\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -20,6 +21,7 @@ import numpy as np
 
 from relkt.analysis import mcnemar, paired_bootstrap
 from relkt.evaluate import per_question_path
+from relkt.io import atomic_write_text
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -27,8 +29,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("results", nargs="+", help="results JSON files written by relkt.evaluate --output")
     p.add_argument("--against", choices=("previous", "first"), default="previous",
                    help="significance of each run against the run before it, or against the first")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the mAP CI")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the mAP CI (default: 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: 0)")
+    p.add_argument("--output", default=None, help="write the tables as Markdown here (default: comparison.md in the "
+                   "folder that holds all the results files)")
     return p.parse_args(argv)
 
 
@@ -135,16 +139,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {path}: not a results JSON ({e})", file=sys.stderr)
             return 2
     names = [name_of(p) for p in paths]
-    print("\n".join(side_by_side(names, results)))
+    lines = ["# " + " vs ".join(names), "", "Test scores in %; " + ", ".join(f"`{n}`: `{p}`" for n, p in zip(names, paths)) + ".",
+             "", *side_by_side(names, results)]
     for i in range(1, len(paths)):
         j = 0 if args.against == "first" else i - 1
         try:
             a, b = align(load_per_question(paths[j]), load_per_question(paths[i]), paths[j], paths[i])
         except (FileNotFoundError, ValueError) as e:
-            print(f"\n(no significance for {names[i]} vs {names[j]}: {e})")
+            lines += ["", f"(no significance for {names[i]} vs {names[j]}: {e})"]
             continue
-        print()
-        print("\n".join(significance_lines(names[j], names[i], significance_rows(a, b, args.bootstrap, args.seed))))
+        lines += ["", *significance_lines(names[j], names[i], significance_rows(a, b, args.bootstrap, args.seed))]
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    output = Path(args.output) if args.output else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"
+    atomic_write_text(output, text)
+    print(f"\nwrote {output}")
     return 0
 
 

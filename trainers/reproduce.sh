@@ -23,10 +23,15 @@ python -m relkt.evaluate --encoder "$base" --split test --no-progress --output "
 python -m relkt.train_teacher --config "$teacher"
 python -m relkt.evaluate --encoder "hub:$t_out/best" --split test --no-progress --output "$t_out/test.json"
 # Students: best/ (selected on dev; the teacher's copy if training never beat it) and last/ (where training ended).
+# last/ is scored only when it differs from best/ (the best evaluation was not the last step).
+best_is_last() { python -c "import json, sys; s = json.load(open(sys.argv[1])); sys.exit(0 if s['best']['step'] == s['steps'] else 1)" "$1/summary.json"; }
 score_student() {
   python -m relkt.evaluate --encoder "hub:$1/best" --split test --no-progress --output "$1/test.json"
-  python -m relkt.evaluate --encoder "hub:$1/last" --split test --no-progress --output "$1/test_last.json"
-  results+=("$1/test.json" "$1/test_last.json")
+  results+=("$1/test.json")
+  if ! best_is_last "$1"; then
+    python -m relkt.evaluate --encoder "hub:$1/last" --split test --no-progress --output "$1/test_last.json"
+    results+=("$1/test_last.json")
+  fi
   if [ "$interpolate" = yes ]; then
     python -m relkt.interpolate --teacher "bert:$t_out/best" --student "bert:$1/last" --output "$1/wise"
     python -m relkt.evaluate --encoder "hub:$1/wise" --split test --no-progress --output "$1/test_wise.json"
@@ -48,4 +53,10 @@ for grow in $grow_students; do
   python -m relkt.evaluate --encoder "hub:${g_out}_e4/best" --split test --no-progress --output "${g_out}_e4/test.json"
   results+=("${g_out}_e4/test.json")
 done
-python trainers/compare.py "${results[@]}"
+python trainers/compare.py "${results[@]}" --output "$root/comparison.md"
+echo
+echo "Open these:"
+echo "  $root/comparison.md    the test scores side by side, with per-language significance"
+for run in "$t_out" "$s_out" $(for c in $more_students; do out_of "$c"; done); do
+  echo "  $run/curves.png    dev curve, loss terms and learning rate; model in $run/best"
+done

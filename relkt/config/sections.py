@@ -16,7 +16,7 @@ class PoolSection:
 
     data_dir: Optional[str] = None  # default: $RELKT_DATA_DIR, cache, download
     split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])  # train, dev, test articles
-    split_seed: int = 0
+    split_seed: int = 0  # seed of the article split
     with_context: bool = False  # candidate text = sentence + its paragraph
     max_train_questions: int = 0  # 0 = all; > 0 keeps N (source) questions drawn with the seed (smoke runs)
 
@@ -33,7 +33,7 @@ class DataSection(PoolSection):
 
     train_langs: list[str] = field(default_factory=lambda: ["en"])  # question languages trained on
     answer_langs: list[str] = field(default_factory=lambda: ["en"])  # languages of positives/negatives
-    answer_unit: Literal["sentence", "passage"] = "sentence"
+    answer_unit: Literal["sentence", "passage"] = "sentence"  # answer sentences (LAReQA) or paragraphs (CL-ReLKT)
 
     def validate(self) -> None:
         super().validate()
@@ -56,11 +56,11 @@ PRIMARY_METRIC = re.compile(r"^(lareqa(/[a-z]{2,3})?/(mAP|mAP@\d+|P@\d+|R@\d+|hi
 class EvalSection:
     """Dev evaluation during training (the metrics of relkt.evaluate on the dev split)."""
 
-    every_steps: int = 100
+    every_steps: int = 100  # evaluate on dev every N training steps
     langs: list[str] = field(default_factory=list)  # [] = every language found
     primary_metric: str = "xx_en/en/P@1"  # any key relkt.evaluate reports, e.g. lareqa/mAP, xx_en/P@1
     max_questions: int = 0  # 0 = all dev questions
-    batch_size: int = 128
+    batch_size: int = 128  # texts per encoding batch in dev evaluation
     at_start: bool = False  # also evaluate before the first step: the starting point, best export until beaten
 
     def validate(self) -> None:
@@ -79,10 +79,10 @@ class EvalSection:
 class ScheduleSection:
     """Learning rate halving on plateau and early stopping, both counted in evaluations."""
 
-    learning_rate: float = 1e-5
-    lr_factor: float = 0.5
+    learning_rate: float = 1e-5  # Adam's learning rate at the start (after warmup)
+    lr_factor: float = 0.5  # the rate is multiplied by this on a plateau
     lr_patience: int = 2  # evaluations without improvement before the rate is multiplied by lr_factor
-    min_learning_rate: float = 1e-8
+    min_learning_rate: float = 1e-8  # a plateau never lowers the rate below this
     early_stop_patience: int = 6  # evaluations without improvement before training stops
     checkpoint_every: int = 0  # steps; 0 = at every evaluation and epoch end
     max_steps: int = 0  # a step budget: stop (evaluated, cleanly) after this many steps; 0 = none
@@ -105,7 +105,7 @@ class ScheduleSection:
 class DistributeSection:
     """Where training runs: TensorFlow's own distribution strategies, and mixed precision."""
 
-    strategy: Literal["default", "mirrored", "multi_worker", "tpu"] = "default"
+    strategy: Literal["default", "mirrored", "multi_worker", "tpu"] = "default"  # tf.distribute strategy
     devices: list[str] = field(default_factory=list)  # mirrored: [] = every local GPU (or the CPU)
     tpu_address: str = ""  # tpu: the TPUClusterResolver address ("" = the local/default TPU)
-    mixed_precision: Literal["none", "bfloat16", "float16"] = "none"
+    mixed_precision: Literal["none", "bfloat16", "float16"] = "none"  # Keras mixed policy (embeddings, losses stay float32)

@@ -23,18 +23,18 @@ class StudentDataSection(PoolSection):
 class DistillSection:
     """Eq. 2: gamma/|M| sum(beta ||T(q_en)-S(q_x)||^2 + lambda ||T(d)-S(d)||^2 + omega ||T(d)-S(q_x)||^2)."""
 
-    gamma: float = 1000.0
-    beta: float = 0.001
-    lam: float = 1.0
-    omega: float = 0.01
-    distance: Literal["squared_l2", "cosine"] = "squared_l2"
-    objective: Literal["q", "q+d", "q+d+dq"] = "q+d+dq"
+    gamma: float = 1000.0  # overall scale of the loss
+    beta: float = 0.001  # weight of ||T(q_en) - S(q_x)||^2
+    lam: float = 1.0  # lambda, weight of ||T(d) - S(d)||^2
+    omega: float = 0.01  # weight of ||T(d) - S(q_x)||^2
+    distance: Literal["squared_l2", "cosine"] = "squared_l2"  # of each term: squared L2 (the paper) or 1 - cos
+    objective: Literal["q", "q+d", "q+d+dq"] = "q+d+dq"  # which terms are on (the paper's Table 6 variants)
     document: Literal["en", "parallel"] = "en"  # which answer the student sees (see relkt.data.parallel)
     contrast: float = 0.0  # not in the paper: + contrast * in-batch InfoNCE on each term (DistillationLoss)
     temperature: float = 0.05  # of that InfoNCE
     negatives: Literal["batch", "bank"] = "batch"  # its candidates: the batch's targets, or every training target
-    batch_size: int = 16
-    epochs: int = 10
+    batch_size: int = 16  # parallel examples per step (global, across replicas)
+    epochs: int = 10  # passes over the parallel examples (may grow on a finished run)
 
     def validate(self) -> None:
         """Bad values fail when the config loads, with the valid range (not as a loss error after data loading)."""
@@ -58,7 +58,7 @@ class VocabExtensionSection:
     """Grow a `bert:` student's vocabulary with the characters of its training texts it cannot read
     (see relkt.encoders.vocab_extension); the teacher keeps its own."""
 
-    enabled: bool = False
+    enabled: bool = False  # grow the student's vocabulary with what its training texts need
     min_count: int = 1  # a piece must be needed this many times in the training texts
     init: Literal["random", "mean", "unk"] = "random"  # new rows: mean row + noise of the old rows' spread, mean row, [UNK]'s row
     # Scripts cut by the extended tokenizer's own split (Unicode script names); add "Han" to cut Chinese into
@@ -91,10 +91,10 @@ class StudentEncoderSection(EncoderSection):
 class StudentConfig:
     """`python -m relkt.train_student --config FILE [--set key=value ...]`."""
 
-    output_dir: str = "runs/student"
-    seed: int = 0
-    smoke: bool = False
-    verbose: int = 1
+    output_dir: str = "runs/student"  # the run folder: checkpoints, best/, last/, logs, cached teacher targets
+    seed: int = 0  # every random draw of the run (data order, sampling, initialization)
+    smoke: bool = False  # shrink data, batch and evaluation for a quick end-to-end check
+    verbose: int = 1  # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
     teacher: EncoderSection = field(default_factory=lambda: EncoderSection(spec="hub:runs/teacher/best"))
     student: StudentEncoderSection = field(default_factory=StudentEncoderSection)
     data: StudentDataSection = field(default_factory=StudentDataSection)

@@ -13,18 +13,18 @@ from relkt.errors import ConfigError
 class MiningSection:
     """Negatives: BM25 for the first epochs, then online hard/semi-hard mining with the current model."""
 
-    bm25_epochs: int = 3
-    online_epochs: int = 5
-    bm25_k1: float = 1.5
-    bm25_b: float = 0.75
+    bm25_epochs: int = 3  # first epochs, with BM25 negatives
+    online_epochs: int = 5  # then epochs with negatives mined by the current model
+    bm25_k1: float = 1.5  # BM25 term-frequency saturation
+    bm25_b: float = 0.75  # BM25 length normalization
     bm25_top_start: int = 0  # negatives are drawn from BM25 ranks [top_start, top_end) minus gold answers
-    bm25_top_end: int = 30
+    bm25_top_end: int = 30  # see bm25_top_start
     bm25_negatives: int = 2  # per anchor
     hard: int = 1  # per anchor: d(a, n) < d(a, p)
     semi_hard: int = 1  # per anchor: d(a, p) < d(a, n) < d(a, p) + margin
     pick: Literal["random", "hardest"] = "random"  # among the qualifying candidates
     remine_every: int = 0  # steps; 0 = once at the start of each online epoch
-    encode_batch_size: int = 128
+    encode_batch_size: int = 128  # texts per encoding batch when mining online
 
     def validate(self) -> None:
         if self.bm25_epochs < 0 or self.online_epochs < 0 or self.bm25_epochs + self.online_epochs == 0:
@@ -38,8 +38,8 @@ class MiningSection:
 @dataclass
 class TripletSection:
     margin: float = 0.24  # the paper's XQuAD margin (0.13 MLQA, 0.27 XORQA)
-    distance: Literal["cosine", "squared_l2"] = "cosine"
-    batch_size: int = 16
+    distance: Literal["cosine", "squared_l2"] = "cosine"  # of the triplet loss and the mining
+    batch_size: int = 16  # triplets per step (global, across replicas)
     # Anchors per question: 0 = one per gold answer in every answer language. N > 0 keeps the answer in
     # the question's own language plus N-1 drawn (seeded) from the other languages: cross-lingual positives
     # at a fraction of the steps when answer_langs lists many languages.
@@ -56,10 +56,10 @@ class TripletSection:
 class TeacherConfig:
     """`python -m relkt.train_teacher --config FILE [--set key=value ...]`."""
 
-    output_dir: str = "runs/teacher"
-    seed: int = 0
+    output_dir: str = "runs/teacher"  # the run folder: checkpoints, best/, last/, logs
+    seed: int = 0  # every random draw of the run (data order, sampling, initialization)
     smoke: bool = False  # shrink data, batch and evaluation for a quick end-to-end check
-    verbose: int = 1  # Keras progress bar: 0 none, 1 bar, 2 one line per epoch
+    verbose: int = 1  # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
     data: DataSection = field(default_factory=DataSection)
     encoder: EncoderSection = field(default_factory=EncoderSection)
     mining: MiningSection = field(default_factory=MiningSection)

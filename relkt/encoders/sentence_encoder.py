@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import os
+import sys
 from typing import Sequence
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-from tqdm.auto import tqdm  # noqa: E402
+import keras
+import numpy as np
+import tensorflow as tf
+from tqdm.auto import tqdm
 
 
 def masked_mean(sequence: "keras.KerasTensor", mask: "keras.KerasTensor") -> "keras.KerasTensor":
@@ -105,7 +103,7 @@ class SentenceEncoder(keras.Model):
         forward = self._forward(ds.element_spec)
         out = np.empty((len(texts), self.dim), np.float32)
         desc = progress if isinstance(progress, str) else "encoding"
-        with tqdm(total=len(texts), desc=desc, unit="text", disable=not progress, leave=False) as bar:
+        with tqdm(total=len(texts), desc=desc, unit="text", disable=not progress or not sys.stderr.isatty(), leave=False) as bar:
             pos = 0
             for features in ds:
                 emb = forward(features).numpy()

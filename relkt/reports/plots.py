@@ -74,3 +74,36 @@ def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def training_curves(history: list[dict], primary_metric: str, title: str, path: Path) -> Path:
+    """A run's dev curve (the primary metric at each evaluation, the best marked), the training loss and its
+    terms (`train/*`), and the learning rate, against the global step: three panels, one PNG."""
+    plt = _plt()
+    steps = np.array([h["step"] for h in history], dtype=float)
+    fig, axes = plt.subplots(3, 1, figsize=(6.5, 7.5), sharex=True)
+    primary = np.array([h.get("primary", np.nan) for h in history], dtype=float)
+    axes[0].plot(steps, primary, marker="o", ms=3, color="tab:blue")
+    if np.isfinite(primary).any():
+        best = int(np.nanargmax(primary))
+        axes[0].plot(steps[best], primary[best], marker="*", ms=12, color="tab:red", label=f"best {primary[best]:.4f}")
+        axes[0].legend(fontsize=8)
+    axes[0].set_ylabel(f"dev {primary_metric}")
+    terms = sorted({k for h in history for k in h if k.startswith("train/")})
+    for k in terms:
+        values = np.array([h.get(k, np.nan) for h in history], dtype=float)
+        if np.isfinite(values).any() and (values[np.isfinite(values)] > 0).all():
+            axes[1].plot(steps, values, marker=".", label=k[len("train/"):])
+    axes[1].set_yscale("log")
+    axes[1].set_ylabel("training loss, terms")
+    if terms:
+        axes[1].legend(fontsize=7, ncol=2)
+    axes[2].plot(steps, [h.get("learning_rate", np.nan) for h in history], drawstyle="steps-post", color="tab:green")
+    axes[2].set_yscale("log")
+    axes[2].set_ylabel("learning rate")
+    axes[2].set_xlabel("step")
+    axes[0].set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

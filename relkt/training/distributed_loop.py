@@ -9,6 +9,8 @@ short last batch is scaled right); the optimizer sums gradients across replicas.
 
 from __future__ import annotations
 
+import sys
+
 import keras
 import tensorflow as tf
 
@@ -107,10 +109,16 @@ def is_distributed(strategy: tf.distribute.Strategy) -> bool:
                                  tf.distribute.TPUStrategy))
 
 
+def progress_verbosity(verbose: int) -> int:
+    """Keras's progress bar (verbose 1) on a terminal only; redirected output gets one line per pass (2)."""
+    return 2 if verbose == 1 and not sys.stdout.isatty() else verbose
+
+
 def fit(model: keras.Model, strategy: tf.distribute.Strategy, dataset: tf.data.Dataset, callback, verbose: int) -> None:
     """One pass over `dataset`: Keras `fit` where it works (no strategy; MirroredStrategy over tokenized
     inputs), else the `strategy.run` loop (string inputs; MultiWorkerMirrored and TPU strategies, which
     Keras 3.15's `fit` does not distribute over dict inputs). The compiled loop is kept on the model."""
+    verbose = progress_verbosity(verbose)
     keras_fit_ok = not is_distributed(strategy) or (
         type(strategy) is tf.distribute.MirroredStrategy and not has_string_inputs(dataset))
     if keras_fit_ok:

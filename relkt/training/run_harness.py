@@ -17,6 +17,7 @@ import numpy as np
 from relkt.encoders.export import export_encoder
 from relkt.errors import NonFiniteError
 from relkt.io import atomic_write_json
+from relkt.reports import plots
 from relkt.training.checkpoint import Checkpointer, RunState
 from relkt.training.run_log import RunLog
 from relkt.training.schedule import Schedule
@@ -31,7 +32,8 @@ class RunHarness:
 
     Layout: `config.yaml`, `metrics.jsonl` (one JSON object per evaluation), `tensorboard/`,
     `best/` (hub-compatible export of the best model so far), `last/` (the model training ended with),
-    `checkpoint/` (weights, optimizer, state; `checkpoint.prev/` the one before), `summary.json` when finished.
+    `checkpoint/` (weights, optimizer, state; `checkpoint.prev/` the one before), and when finished `summary.json`
+    and `curves.png` (dev metric, loss terms and learning rate by step).
     """
 
     def __init__(
@@ -209,6 +211,11 @@ class RunHarness:
             **self.training_info, "step": self.state.global_step, "epoch": self.state.epoch,
             "dev": {self.primary_metric: last.get("primary")}})
 
+    def plot_curves(self) -> Path:
+        """`curves.png`: the dev primary metric, the training loss and its terms, and the learning rate by step."""
+        title = f"{self.out.name}: {self.training_info.get('stage', 'run')}, dev {self.primary_metric}"
+        return plots.training_curves(self.state.history, self.primary_metric, title, self.write_dir / "curves.png")
+
     def finish(self, summary: dict[str, Any]) -> dict[str, Any]:
         """Final evaluation if the last step was not evaluated; export the final model to `last/` (what
         training ended with, whether or not it beat `best/`); write summary.json."""
@@ -217,6 +224,7 @@ class RunHarness:
             # then follows the same learning rates as one started with them.
             self.evaluate(schedule=False)
         self.export_last()
+        self.plot_curves()
         self.state.finished = True
         self.save_checkpoint()
         summary = {

@@ -40,7 +40,8 @@ class Stage:
     @classmethod
     def main(cls, argv: Sequence[str] | None = None) -> int:
         module = sys.modules[cls.__module__]
-        return trainer_main(argv, f"python -m {cls.__module__}", module.__doc__ or "", cls.config_class, cls.train, cls.name)
+        name = module.__spec__.name if cls.__module__ == "__main__" and module.__spec__ else cls.__module__
+        return trainer_main(argv, f"python -m {name}", module.__doc__ or "", cls.config_class, cls.train, cls.name)
 
 
 def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
