@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=positive_int, default=64, help="texts per encoding batch (default: 64)")
     p.add_argument("--output", type=writable_file, default=None,
                    help="write the results as JSON here (and per-question scores beside it, OUTPUT with "
-                   ".per_question.npz, for trainers/compare.py's significance tests); checked before encoding")
+                   ".per_question.npz, for trainers/compare.py's significance tests); checked before encoding (default: none)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
 
