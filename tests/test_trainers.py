@@ -149,3 +149,26 @@ def test_compare_writes_its_tables_as_markdown_beside_the_results(tmp_path, caps
     assert f"wrote {tmp_path / 'comparison.md'}" in capsys.readouterr().out
     assert load("compare").main([str(tmp_path / "a" / "test.json"), "--output", str(tmp_path / "x.md")]) == 0
     assert (tmp_path / "x.md").read_text().startswith("# a\n")
+
+
+def test_check_expected_passes_inside_the_ranges_and_names_what_falls_outside(tmp_path, capsys):
+    def results(el_map, el_p1):
+        return {"lareqa": {"per_language": {"el": {"mAP": el_map}}}, "xx_en": {"el": {"P@1": el_p1}}}
+
+    paths = {}
+    for model, (m, p1) in {"zero_shot": (0.03, 0.05), "teacher": (0.04, 0.05), "student": (0.07, 0.12)}.items():
+        paths[model] = tmp_path / f"{model}.json"
+        paths[model].write_text(json.dumps(results(m, p1)))
+    expected = tmp_path / "expected.yaml"
+    expected.write_text("ranges:\n  student:\n    lareqa/el/mAP: [5, 9]\nincreasing: [lareqa/el/mAP]\n"
+                        "student_above_teacher: [xx_en/el/P@1]\n")
+    argv = [str(expected), "--zero-shot", str(paths["zero_shot"]), "--teacher", str(paths["teacher"]),
+            "--student", str(paths["student"])]
+    assert load("check_expected").main(argv) == 0
+    assert "3 of 3 checks inside" in capsys.readouterr().out
+    # The teacher's Greek P@1 no longer below the student's, nor the mAP chain: both named, exit 1.
+    paths["teacher"].write_text(json.dumps(results(0.02, 0.2)))
+    assert load("check_expected").main(argv) == 1
+    out = capsys.readouterr().out
+    assert "OUT   lareqa/el/mAP: zero-shot 3.00 < teacher 2.00 < student 7.00" in out
+    assert "OUT   xx_en/el/P@1: teacher 20.00 < student 12.00" in out and "2 outside" in out

@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
 # The whole CL-ReLKT recipe on one setup: zero-shot score, teacher, student, and the three test scores.
-#   bash trainers/reproduce.sh quickstart        # configs/quickstart.yaml + configs/quickstart_student.yaml (minutes)
+#   bash trainers/reproduce.sh quickstart        # configs/quickstart.yaml + configs/quickstart_student.yaml (minutes; plumbing)
+#   bash trainers/reproduce.sh quickstart_muse [SEED]  # configs/quickstart_muse*.yaml: the method at work, ~5 min; checked
+#                                                      # against the README's expected ranges (trainers/check_expected.py)
 #   bash trainers/reproduce.sh xquad_minilm      # configs/xquad_minilm_{teacher,student,student_*}.yaml (~7.5 h on 2 CPU cores)
 set -euo pipefail
 more_students=""
 grow_students=""   # configs whose finished 2-epoch run is copied and trained on to 4 epochs (README: "Four epochs")
 interpolate=no   # yes: also mix each student's last/ with the teacher (relkt.interpolate, alpha chosen on dev) and score it
-setup="${1:?usage: $0 quickstart|xquad_minilm|xquad_muse}"
+setup="${1:?usage: $0 quickstart|quickstart_muse|xquad_minilm|xquad_muse [SEED]}"
+seed="${2:-}"   # a seed other than the configs' own: run folders get a _seedN suffix
+expected=""
 case "$setup" in
   quickstart) teacher=configs/quickstart.yaml; student=configs/quickstart_student.yaml; base=ngram ;;
+  quickstart_muse) teacher=configs/quickstart_muse.yaml; student=configs/quickstart_muse_student.yaml; base=muse
+                   expected=trainers/expected/quickstart_muse.yaml ;;
   xquad_minilm) teacher=configs/xquad_minilm_teacher.yaml; student=configs/xquad_minilm_student.yaml; base=minilm
                 more_students="configs/xquad_minilm_student_vocab.yaml configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_vocab.yaml configs/xquad_minilm_student_contrast_pieces.yaml configs/xquad_minilm_student_contrast_pieces_han.yaml"
                 grow_students="configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_pieces_han.yaml"
                 interpolate=yes ;;
   xquad_muse) teacher=configs/xquad_muse_teacher.yaml; student=configs/xquad_muse_student.yaml; base=muse ;;
-  *) echo "unknown setup $setup; valid: quickstart, xquad_minilm, xquad_muse" >&2; exit 2 ;;
+  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, xquad_minilm, xquad_muse" >&2; exit 2 ;;
 esac
 out_of() { python -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['output_dir'])" "$1"; }
 t_out=$(out_of "$teacher"); s_out=$(out_of "$student")
 root=$(dirname "$t_out")
+t_set=(); s_set=()
+if [ -n "$seed" ]; then
+  root="${root}_seed$seed"; t_out="$root/$(basename "$t_out")"; s_out="$root/$(basename "$s_out")"
+  t_set=(--set "seed=$seed" --set "output_dir=$t_out"); s_set=(--set "seed=$seed" --set "output_dir=$s_out")
+fi
+teacher_spec=$(python -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['teacher']['spec'].split(':')[0])" "$student")
+s_set+=(--set "teacher.spec=$teacher_spec:$t_out/best")
 python -m relkt.evaluate --encoder "$base" --split test --no-progress --output "$root/zero_shot_test.json"
-python -m relkt.train_teacher --config "$teacher"
+python -m relkt.train_teacher --config "$teacher" "${t_set[@]}"
 python -m relkt.evaluate --encoder "hub:$t_out/best" --split test --no-progress --output "$t_out/test.json"
 # Students: best/ (selected on dev; the teacher's copy if training never beat it) and last/ (where training ended).
 # last/ is scored only when it differs from best/ (the best evaluation was not the last step).
@@ -39,7 +52,7 @@ score_student() {
   fi
 }
 results=("$root/zero_shot_test.json" "$t_out/test.json")
-python -m relkt.train_student --config "$student"
+python -m relkt.train_student --config "$student" "${s_set[@]}"
 score_student "$s_out"
 for extra in $more_students; do
   e_out=$(out_of "$extra")
@@ -54,6 +67,10 @@ for grow in $grow_students; do
   results+=("${g_out}_e4/test.json")
 done
 python trainers/compare.py "${results[@]}" --output "$root/comparison.md"
+if [ -n "$expected" ]; then
+  python trainers/check_expected.py "$expected" --zero-shot "$root/zero_shot_test.json" --teacher "$t_out/test.json" \
+      --student "$s_out/test.json" || echo "WARNING: this run falls outside the README's expected ranges (above)"
+fi
 echo
 echo "Open these:"
 echo "  $root/comparison.md    the test scores side by side, with per-language significance"

@@ -213,7 +213,7 @@ class RunHarness:
 
     def plot_curves(self) -> Path:
         """`curves.png`: the dev primary metric, the training loss and its terms, and the learning rate by step."""
-        title = f"{self.out.name}: {self.training_info.get('stage', 'run')}, dev {self.primary_metric}"
+        title = f"{self.out.parent.name}/{self.out.name} ({self.training_info.get('stage', 'run')}): dev {self.primary_metric}"
         return plots.training_curves(self.state.history, self.primary_metric, title, self.write_dir / "curves.png")
 
     def finish(self, summary: dict[str, Any]) -> dict[str, Any]:
