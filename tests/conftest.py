@@ -124,3 +124,25 @@ def set_nested(config: dict, changes: dict) -> dict:
             node = node.setdefault(p, {})
         node[last] = value
     return config
+
+
+def kill_mid_epoch(proc, state_path: Path, epoch: int = 1, step_in_epoch: int = 3, timeout: float = 120) -> dict | None:
+    """SIGKILL the training process `proc` once its checkpoint's state.json reaches `step_in_epoch` of `epoch`;
+    returns the state it was killed at (None if the run ended first), after the process is gone."""
+    import signal
+    import time
+
+    deadline = time.time() + timeout
+    killed = None
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            s = json.loads(state_path.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            s = None
+        if s and s["epoch"] == epoch and s["step_in_epoch"] >= step_in_epoch:
+            proc.send_signal(signal.SIGKILL)
+            killed = s
+            break
+        time.sleep(0.01)
+    proc.wait()
+    return killed

@@ -1,16 +1,14 @@
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
-from tests.conftest import set_nested
+from tests.conftest import kill_mid_epoch, set_nested
 
 from relkt import train_student
 from relkt.config import StudentConfig, load_config
@@ -82,20 +80,7 @@ def test_killed_student_run_resumes_and_matches(synthetic_data, teacher_dir, tmp
     cfg = student_config(tmp_path / "a", synthetic_data, teacher_dir, **changes)
     cmd = [sys.executable, "-m", "relkt.train_student", "--config", str(cfg)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    state = tmp_path / "a" / "run" / "checkpoint" / "state.json"
-    killed = False
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        try:
-            s = json.loads(state.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
-            s = None
-        if s and s["epoch"] == 1 and s["step_in_epoch"] >= 3:
-            proc.send_signal(signal.SIGKILL)
-            killed = True
-            break
-        time.sleep(0.01)
-    proc.wait()
+    killed = kill_mid_epoch(proc, tmp_path / "a" / "run" / "checkpoint" / "state.json")
     assert killed, "the run finished before it could be killed mid-epoch"
     resumed = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr

@@ -1,16 +1,14 @@
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
-from tests.conftest import set_nested
+from tests.conftest import kill_mid_epoch, set_nested
 
 from relkt import train_teacher
 
@@ -88,20 +86,8 @@ def test_killed_run_resumes_and_matches_an_uninterrupted_one(synthetic_data, tmp
     changes = {"schedule.checkpoint_every": 1, "eval.every_steps": 3}
     killed_cfg = tiny_config(tmp_path / "a", synthetic_data, **changes)
     proc = run_cli(killed_cfg, env)
-    state = tmp_path / "a" / "run" / "checkpoint" / "state.json"
-    killed_at = None
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        try:
-            s = json.loads(state.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
-            s = None
-        if s and s["epoch"] == 1 and s["step_in_epoch"] >= 3:  # mid-epoch, in the first online epoch
-            proc.send_signal(signal.SIGKILL)
-            killed_at = s["global_step"]
-            break
-        time.sleep(0.01)
-    proc.wait()
+    killed = kill_mid_epoch(proc, tmp_path / "a" / "run" / "checkpoint" / "state.json")  # in the first online epoch
+    killed_at = killed["global_step"] if killed else None
     assert killed_at is not None, "the run finished before it could be killed mid-epoch"
     assert not (tmp_path / "a" / "run" / "summary.json").exists()
 
