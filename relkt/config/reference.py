@@ -21,28 +21,23 @@ def field_comments(cls: type) -> dict[str, str]:
     """{field name: its comment} for a dataclass: the comment at the end of its line, else the comment lines
     right above it."""
     comments: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
+    for klass in reversed(cls.__mro__):  # a subclass's comment wins over its base's
         if not dataclasses.is_dataclass(klass):
             continue
         source = inspect.getsource(klass)
-        pending: list[str] = []
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-        line_comment: dict[int, str] = {}
-        for tok in tokens:
-            if tok.type == tokenize.COMMENT:
-                line_comment[tok.start[0]] = tok.string.lstrip("#").strip()
-        lines = source.splitlines()
+        line_comment = {tok.start[0]: tok.string.lstrip("#").strip()
+                        for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
         names = {f.name for f in dataclasses.fields(klass)}
-        for i, line in enumerate(lines, start=1):
+        above: list[str] = []  # comment lines since the last code line
+        for i, line in enumerate(source.splitlines(), start=1):
             stripped = line.strip()
             if stripped.startswith("#"):
-                pending.append(line_comment.get(i, ""))
+                above.append(line_comment.get(i, ""))
                 continue
-            name = stripped.split(":", 1)[0].strip()
-            if name in names and ":" in stripped and not stripped.startswith(("def ", "class ")):
-                text = line_comment.get(i) if i in line_comment and not stripped.startswith("#") else None
-                comments[name] = text or " ".join(pending)
-            pending = [] if not stripped.startswith("#") else pending
+            name, colon, _ = stripped.partition(":")
+            if colon and name.strip() in names:
+                comments[name.strip()] = line_comment.get(i) or " ".join(above)
+            above = []
     return comments
 
 
