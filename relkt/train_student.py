@@ -17,13 +17,14 @@ import keras
 import numpy as np
 
 from relkt.config import StudentConfig
-from relkt.data.parallel import student_examples
+from relkt.data.parallel import corpus_examples, student_examples
 from relkt.data.selection import student_pool
 from relkt.encoders import build_encoder, weights_digest
 from relkt.encoders.projected_encoder import ProjectedEncoder
 from relkt.encoders.registry import extend_encoder_vocabulary, token_table
 from relkt.errors import ConfigError
 from relkt.losses import DistillationLoss, stack_columns
+from relkt.metrics import CorpusBitextEvaluator
 from relkt.training.distributed_loop import fit
 from relkt.training.pair_model import PairModel
 from relkt.training.row_scaled_adam import RowScaledAdam
@@ -46,6 +47,10 @@ class StudentTrainer(Stage):
         self.strategy, self.chief = start_run(c)
         pool, langs, self.language_texts = student_pool(c.data, c.seed)
         self.examples = student_examples(pool, langs, c.data, c.distill.document, out)
+        self.corpus_dev = {}
+        if c.data.corpus_dir:  # general parallel text: question-side pairs, and a held-out slice for dev
+            corpus, self.corpus_dev = corpus_examples(c.data, langs, c.seed)
+            self.examples.extend(corpus)
         self.teacher = build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)
         self.teacher_digest = weights_digest(self.teacher)
         with self.strategy.scope():  # the student, its optimizer and metrics live under the strategy
@@ -54,8 +59,10 @@ class StudentTrainer(Stage):
             self.model.compile(optimizer=self._optimizer(), loss=DistillationLoss(**self._loss_settings()))
         self.optimizer = self.model.optimizer
         self.targets = self._targets(out / "teacher_targets.npz")
+        corpus_metric = CorpusBitextEvaluator(self.corpus_dev, c.eval.batch_size) if self.corpus_dev else None
         self.harness = stage_harness(c, self.student, self.optimizer, self.chief, {
-            "stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec})
+            "stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec},
+            more_metrics=corpus_metric)
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
         log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
                  c.teacher.spec, self.teacher.dim, c.student.spec or c.teacher.spec)
@@ -101,15 +108,20 @@ class StudentTrainer(Stage):
 
     def _targets(self, cache: Path) -> np.ndarray:
         """(examples, 2, dim) teacher targets [T(q_en), T(d)] (the stage-2 contract), from one cached encoding
-        of every distinct text; with ranking against a bank, every target is also the loss's candidates."""
+        of every distinct text; a corpus pair's T(d) is 0 (no document). With ranking against a bank, every target
+        is also the loss's candidates."""
         ex, d = self.examples, self.config.distill
-        uniq = sorted(set(ex.q_source) | set(ex.d_teacher))
+        uniq = sorted(set(ex.q_source) | (set(ex.d_teacher) - {""}))
         targets = teacher_targets(self.teacher, uniq, cache, self.config.eval.batch_size)
         row = {t: i for i, t in enumerate(uniq)}
-        q_rows, d_rows = [row[t] for t in ex.q_source], [row[t] for t in ex.d_teacher]
+        q_rows = [row[t] for t in ex.q_source]
+        d_targets = np.zeros((len(ex), targets.shape[1]), np.float32)
+        has_document = np.array(ex.has_document(), bool)
+        d_rows = [row[t] for t in np.array(ex.d_teacher, dtype=object)[has_document]]
+        d_targets[has_document] = targets[d_rows]
         if d.contrast and d.negatives == "bank":  # rank against every training target, not just the batch's
             self.model.loss.set_banks(targets[sorted(set(q_rows))], targets[sorted(set(d_rows))])
-        return stack_columns(targets[q_rows], targets[d_rows], ops=np).astype(np.float32)
+        return stack_columns(targets[q_rows], d_targets, ops=np).astype(np.float32)
 
     # ----- training -------------------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -128,7 +140,8 @@ class StudentTrainer(Stage):
         if weights_digest(self.teacher) != self.teacher_digest:
             raise RuntimeError("the teacher's weights changed during student training")
         extra = {"vocab_extension": self.vocab_extension.summary()} if self.vocab_extension else {}
-        return {"stage": "student", "examples": len(self.examples), "teacher_unchanged": True,
+        corpus = sum(not x for x in self.examples.has_document())
+        return {"stage": "student", "examples": len(self.examples), "corpus_pairs": corpus, "teacher_unchanged": True,
                 "teacher_digest": self.teacher_digest, **extra}
 
 

@@ -270,3 +270,47 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     assert student.vocabulary_size == base.vocabulary_size + len(ext.tokens)
     assert trainer.teacher.vocabulary_size == base.vocabulary_size  # the teacher keeps its vocabulary
     assert isinstance(trainer.optimizer, RowScaledAdam)
+
+
+def write_corpus(folder, lang: str, n: int):
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = "".join(f"tatoeba\tthe number {i} is here\tdie Zahl {i} ist hier\n" for i in range(n))
+    (folder / f"{lang}.tsv").write_text("source\ten\txx\n" + rows)
+
+
+def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthetic_data, teacher_dir, tmp_path):
+    write_corpus(tmp_path / "corpus", "de", 30)
+    changes = {"data.corpus_dir": str(tmp_path / "corpus"), "data.corpus_pairs_per_lang": 16, "data.corpus_dev_pairs": 8,
+               "distill.epochs": 1, "eval.primary_metric": "corpus/P@1"}
+    cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **changes))
+    trainer = train_student.StudentTrainer(cfg)
+    ex = trainer.examples
+    corpus_rows = [i for i, has in enumerate(ex.has_document()) if not has]
+    # 42 QA examples + 16 of the 22 training pairs (8 of 30 held out); the held-out ones are never trained on.
+    assert len(ex) == 58 and len(corpus_rows) == 16 and len(trainer.corpus_dev["de"]) == 8
+    assert not set(trainer.corpus_dev["de"].xx) & {ex.q_target[i] for i in corpus_rows}
+    # Their teacher target is T(en) for the question and 0 for the (absent) document: no document term.
+    assert not trainer.targets[corpus_rows, 1].any() and (np.abs(trainer.targets[corpus_rows, 0]).sum(1) > 0).all()
+    teacher_en = trainer.teacher.encode([ex.q_source[i] for i in corpus_rows])
+    np.testing.assert_allclose(trainer.targets[corpus_rows, 0], teacher_en, atol=1e-5)
+    summary = trainer.run()
+    assert summary["corpus_pairs"] == 16 and summary["best"]["metric"] == "corpus/P@1"
+    history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert {"dev/corpus/de/P@1", "dev/corpus/P@1", "dev/lareqa/mAP"} <= set(history[0])
+    # The cached targets hold the corpus texts: a second trainer reuses the cache (same key) and the same targets.
+    again = train_student.StudentTrainer(cfg)
+    np.testing.assert_array_equal(again.targets, trainer.targets)
+
+
+def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_path):
+    write_corpus(tmp_path / "corpus", "de", 30)
+    changes = {"data.corpus_dir": str(tmp_path / "corpus"), "data.corpus_pairs_per_lang": 16, "data.corpus_dev_pairs": 8,
+               "distill.epochs": 1}
+    cfg = student_config(tmp_path, synthetic_data, teacher_dir, **changes)
+    assert train_student.main(["--config", str(cfg)]) == 0
+    first = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert train_student.main(["--config", str(cfg), "--set", "distill.epochs=2"]) == 0
+    grown = json.loads((tmp_path / "run" / "summary.json").read_text())
+    # The same 58 examples (the draw and the held-out slice are fixed by seed and text), one more epoch of them.
+    assert grown["examples"] == first["examples"] == 58 and grown["epochs_completed"] == 2
+    assert grown["steps"] == 2 * first["steps"] == 2 * 15

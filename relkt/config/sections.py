@@ -49,7 +49,7 @@ class EncoderSection:
 
 # The keys LareqaEvaluator.flat reports (a language code between the family and the metric, or none for the mean).
 PRIMARY_METRIC = re.compile(r"^(lareqa(/[a-z]{2,3})?/(mAP|mAP@\d+|P@\d+|R@\d+|hit@\d+|MRR)"
-                            r"|xx_en(/[a-z]{2,3})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{2,3})?/(P@1|cos))$")
+                            r"|xx_en(/[a-z]{2,3})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{2,3})?/(P@1|cos)|corpus(/[a-z]{2,3})?/P@1)$")
 
 
 @dataclass
@@ -70,7 +70,8 @@ class EvalSection:
             raise ConfigError(
                 f"eval.primary_metric {self.primary_metric!r} is not a metric the dev evaluation reports; valid: "
                 "lareqa/{mAP,mAP@K,P@K,R@K,hit@K,MRR}, lareqa/LANG/..., xx_en/{P@1,P@5,P@10,MRR}, xx_en/LANG/..., "
-                "bitext/{P@1,cos}, bitext/LANG/... (e.g. lareqa/mAP, xx_en/de/P@1)")
+                "bitext/{P@1,cos}, bitext/LANG/..., corpus/P@1, corpus/LANG/P@1 (students with data.corpus_dir) "
+                "(e.g. lareqa/mAP, xx_en/de/P@1)")
         if self.batch_size < 1:
             raise ConfigError(f"eval.batch_size must be >= 1, got {self.batch_size}")
 

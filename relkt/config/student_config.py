@@ -17,6 +17,18 @@ class StudentDataSection(PoolSection):
     student_langs: list[str] = field(default_factory=list)  # languages the student learns; [] = every one found
     parallel: Literal["dataset", "translate"] = "dataset"  # human parallel questions, or machine translation
     translation_cache: str = ""  # default: <output_dir>/translations.json
+    # General parallel text beside the QA pairs: a folder of {lang}.tsv files (source, en, xx), e.g.
+    # ../shared/data/parallel. A pair teaches the question side only (beta, and the ranking term with contrast).
+    corpus_dir: str = ""  # "" = none
+    corpus_langs: list[str] = field(default_factory=list)  # [] = every student language with a file in corpus_dir
+    corpus_pairs_per_lang: int = 2000  # training pairs drawn (seeded) per language; 0 = all of them
+    corpus_dev_pairs: int = 500  # pairs per language held out (by a hash of their text) for the corpus dev metric
+
+    def validate(self) -> None:
+        super().validate()
+        if self.corpus_pairs_per_lang < 0 or self.corpus_dev_pairs < 0:
+            raise ConfigError(f"data.corpus_pairs_per_lang and data.corpus_dev_pairs must be >= 0, got "
+                              f"{self.corpus_pairs_per_lang}, {self.corpus_dev_pairs}")
 
 
 @dataclass

@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.parallel_corpus import ParallelCorpus, read_parallel_tsv
 from relkt.data.translate import ArgosTranslator, CachedTranslator
 from relkt.errors import DataError
 
@@ -24,6 +27,14 @@ class ParallelExamples:
 
     def __len__(self) -> int:
         return len(self.q_source)
+
+    def extend(self, other: "ParallelExamples") -> None:
+        for name in ("q_source", "q_target", "d_teacher", "d_student", "lang", "qas_id"):
+            getattr(self, name).extend(getattr(other, name))
+
+    def has_document(self) -> list[bool]:
+        """Whether each row has an answer document (a corpus pair has none: its document texts are "")."""
+        return [bool(d) for d in self.d_teacher]
 
     def append(self, q_source, q_target, d_teacher, d_student, lang, qas_id) -> None:
         for name, value in zip(("q_source", "q_target", "d_teacher", "d_student", "lang", "qas_id"),
@@ -101,3 +112,24 @@ def student_examples(pool: LareqaPool, langs: Sequence[str], data, document: str
     if not len(examples):
         raise DataError(f"no parallel examples for languages {list(langs)} (data.student_langs)")
     return examples
+
+
+def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExamples, dict[str, ParallelCorpus]]:
+    """Pairs of general parallel text as document-less examples (q_source = en, q_target = xx, no document), up to
+    `data.corpus_pairs_per_lang` per language drawn with the seed, and each language's held-out slice
+    (`data.corpus_dev_pairs`) for the dev metric. Languages: `data.corpus_langs`, or every one of `langs` except the
+    source language that has a `{lang}.tsv` in `data.corpus_dir`."""
+    folder = Path(data.corpus_dir)
+    if not folder.is_dir():
+        raise DataError(f"data.corpus_dir: {folder} is not a folder (expected {{lang}}.tsv parallel corpora)")
+    wanted = data.corpus_langs or [x for x in langs if x != data.source_lang and (folder / f"{x}.tsv").exists()]
+    out, dev = ParallelExamples(), {}
+    for lang in wanted:
+        train, dev[lang] = read_parallel_tsv(folder / f"{lang}.tsv", lang).split(data.corpus_dev_pairs)
+        order = np.random.default_rng([seed, 11, sum(lang.encode())]).permutation(len(train))
+        if data.corpus_pairs_per_lang:
+            order = order[: data.corpus_pairs_per_lang]
+        for i in sorted(order):
+            out.append(train.en[i], train.xx[i], "", "", lang, f"corpus:{lang}:{i}")
+    return out, dev
+

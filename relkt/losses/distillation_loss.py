@@ -9,6 +9,8 @@ of a (batch, 2, dim) tensor:
 | 1 (`DOCUMENT`) | S(d): the answer document the student reads | T(d): the answer document the teacher read |
 
 `stack_columns` builds either tensor from its two columns (the student's `PairModel`, the trainer's targets).
+A row whose T(d) is all zeros has no answer document (a pair of general parallel text, `data.corpus_dir`): its
+document terms (d, dq and their ranking terms) are 0, so it teaches the question side only.
 """
 
 from __future__ import annotations
@@ -62,12 +64,16 @@ def distillation_components(
 ):
     """`(loss, measurements)`: the per-example loss of `distillation_loss` and its unweighted terms, each of shape
     (batch,), for logging: `q`, `d`, `dq` (the distances), and with `contrast` > 0 `q_rank`, `d_rank`, `dq_rank`
-    (the ranking terms). Computed once: the loss is made of them."""
+    (the ranking terms). Computed once: the loss is made of them. A row with T(d) = 0 (no document) has its
+    document terms set to 0."""
+    has_document = keras.ops.cast(keras.ops.any(keras.ops.not_equal(teacher_d, 0), axis=-1), "float32")
     q, d, dq = distillation_terms(teacher_q, student_q, teacher_d, student_d, distance)
+    d, dq = d * has_document, dq * has_document
     measurements = {"q": q, "d": d, "dq": dq}
     if contrast:
         cq, cd, cdq = contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature,
                                         question_bank, document_bank)
+        cd, cdq = cd * has_document, cdq * has_document
         measurements.update(q_rank=cq, d_rank=cd, dq_rank=cdq)
         q, d, dq = q + contrast * cq, d + contrast * cd, dq + contrast * cdq
     return gamma * (beta * q + lam * d + omega * dq), measurements

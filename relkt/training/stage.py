@@ -54,13 +54,19 @@ def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
     return strategy, chief
 
 
-def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: dict[str, Any]) -> RunHarness:
+def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: dict[str, Any],
+                  more_metrics: Callable[[Any], dict[str, float]] | None = None) -> RunHarness:
     """The run harness of `config.output_dir`, evaluating `encoder` on the run's dev split every
-    `eval.every_steps` steps (no progress bars) and recording `training_info` and the config in each export."""
+    `eval.every_steps` steps (no progress bars; `more_metrics(encoder)` adds to those metrics) and recording
+    `training_info` and the config in each export."""
     evaluator = LareqaEvaluator(dev_pool(config), with_context=config.data.with_context, batch_size=config.eval.batch_size)
     quiet = QuietEncoder(encoder, config.eval.batch_size)
+
+    def evaluate() -> dict[str, float]:
+        return {**LareqaEvaluator.flat(evaluator(quiet)), **(more_metrics(quiet) if more_metrics else {})}
+
     return RunHarness(
-        config.output_dir, encoder, optimizer, evaluate=lambda: LareqaEvaluator.flat(evaluator(quiet)),
+        config.output_dir, encoder, optimizer, evaluate=evaluate,
         primary_metric=config.eval.primary_metric, eval_every=config.eval.every_steps, schedule=config.schedule,
         training_info={**training_info, "config": to_dict(config)}, checkpoint_every=config.schedule.checkpoint_every,
         chief=chief, eval_at_start=config.eval.at_start,

@@ -126,3 +126,21 @@ def test_components_are_the_terms_the_loss_is_made_of():
     np.testing.assert_allclose(loss.call(y_true.astype("float32"), y_pred.astype("float32")), per_example)
     ranked = DistillationLoss(contrast=1.0).components(y_true.astype("float32"), y_pred.astype("float32"))[1]
     assert set(ranked) == {"q", "d", "dq", "q_rank", "d_rank", "dq_rank"}
+
+
+def test_a_row_without_a_document_contributes_its_question_term_only():
+    """Row 0 is a QA triple, row 1 a corpus pair (T(d) = 0): its d and dq terms are 0, whatever S(d) is.
+    Row 1: q = ||(0.6,0.8) - (0,1)||^2 = 0.36 + 0.04 = 0.4 -> loss = gamma * beta * 0.4 = 0.4; row 0:
+    q = 2, d = 0, dq = ||(1,0) - (0,1)||^2 = 2 -> 2 + 0 + 0.5 * 2 = 3."""
+    from relkt.losses import stack_columns
+
+    t_q = np.array([[1.0, 0.0], [0.6, 0.8]], "float32")
+    s_q = np.array([[0.0, 1.0], [0.0, 1.0]], "float32")
+    t_d = np.array([[1.0, 0.0], [0.0, 0.0]], "float32")
+    s_d = np.array([[1.0, 0.0], [0.0, 1.0]], "float32")
+    loss = DistillationLoss(gamma=1, beta=1, lam=1, omega=0.5, contrast=1.0, temperature=1.0)
+    per_example, parts = loss.components(stack_columns(t_q, t_d, ops=np), stack_columns(s_q, s_d, ops=np))
+    assert float(parts["d"][1]) == 0 and float(parts["dq"][1]) == 0
+    assert float(parts["d_rank"][1]) == 0 and float(parts["dq_rank"][1]) == 0 and float(parts["q_rank"][1]) > 0
+    plain = DistillationLoss(gamma=1, beta=1, lam=1, omega=0.5)
+    np.testing.assert_allclose(plain.components(stack_columns(t_q, t_d, ops=np), stack_columns(s_q, s_d, ops=np))[0], [3.0, 0.4], rtol=1e-6)

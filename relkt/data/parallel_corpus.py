@@ -1,0 +1,89 @@
+"""General English-X parallel text (`source<TAB>en<TAB>xx` TSV files, e.g. ../shared/data/parallel/{lang}.tsv):
+read with every bad row counted and reported by file and line, and split into training pairs and a deterministic
+held-out slice per language (for a dev metric the student never trains on)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from relkt.errors import DataError
+
+log = logging.getLogger("relkt.data")
+
+HEADER = ("source", "en", "xx")
+
+
+@dataclass
+class ParallelCorpus:
+    """One language's pairs: `en[i]` and `xx[i]` are translations; `source[i]` names where the pair comes from."""
+
+    lang: str
+    en: list[str] = field(default_factory=list)
+    xx: list[str] = field(default_factory=list)
+    source: list[str] = field(default_factory=list)
+    bad_rows: list[str] = field(default_factory=list)  # "FILE:LINE: reason", one per skipped row
+
+    def __len__(self) -> int:
+        return len(self.en)
+
+    def split(self, dev_pairs: int) -> tuple["ParallelCorpus", "ParallelCorpus"]:
+        """(train, dev): `dev_pairs` pairs held out, chosen by a hash of their text, so the slice does not depend on
+        the file's order or on which other pairs it holds, and a resumed or repeated run holds out the same pairs."""
+        order = sorted(range(len(self)), key=lambda i: hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest())
+        dev = set(order[:dev_pairs])
+        parts = []
+        for keep in (lambda i: i not in dev, lambda i: i in dev):
+            idx = [i for i in range(len(self)) if keep(i)]
+            parts.append(ParallelCorpus(self.lang, [self.en[i] for i in idx], [self.xx[i] for i in idx],
+                                        [self.source[i] for i in idx]))
+        return parts[0], parts[1]
+
+
+def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) -> ParallelCorpus:
+    """Read a `source, en, xx` TSV. A row with the wrong number of columns, an empty side or bytes that are not
+    UTF-8 is skipped and reported (file and line); more than `max_bad_share` of the rows bad is a DataError (the
+    file is probably not what it should be). Exact duplicate pairs are kept once."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such parallel corpus file (expected {lang}.tsv with columns {', '.join(HEADER)})")
+    corpus, seen, rows = ParallelCorpus(lang), set(), 0
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as e:
+                corpus.bad_rows.append(f"{path}:{number}: not UTF-8 ({e.reason} at byte {e.start})")
+                rows += 1
+                continue
+            cells = line.split("\t")
+            if number == 1:
+                if tuple(c.strip() for c in cells) != HEADER:
+                    raise DataError(f"{path}:1: header {cells!r}; expected the columns {', '.join(HEADER)} (tab-separated)")
+                continue
+            if not line.strip():
+                continue
+            rows += 1
+            if len(cells) != 3:
+                corpus.bad_rows.append(f"{path}:{number}: {len(cells)} columns, expected 3 ({', '.join(HEADER)})")
+                continue
+            source, en, xx = (c.strip() for c in cells)
+            if not en or not xx:
+                corpus.bad_rows.append(f"{path}:{number}: empty {'en' if not en else 'xx'} side")
+                continue
+            if (en, xx) in seen:
+                continue
+            seen.add((en, xx))
+            corpus.en.append(en)
+            corpus.xx.append(xx)
+            corpus.source.append(source)
+    if rows and len(corpus.bad_rows) > max_bad_share * rows:
+        shown = "; ".join(corpus.bad_rows[:3])
+        raise DataError(f"{path}: {len(corpus.bad_rows)} of {rows} rows are bad (more than {max_bad_share:.0%}): {shown}")
+    for line in corpus.bad_rows:
+        log.warning("skipped %s", line)
+    if not corpus.en:
+        raise DataError(f"{path}: no usable pairs")
+    return corpus

@@ -1,0 +1,57 @@
+"""The parallel-corpus reader: bad rows counted and named by file and line, an error above the threshold, and a
+held-out slice that does not depend on the file's order."""
+
+import pytest
+
+from relkt.data.parallel_corpus import read_parallel_tsv
+from relkt.errors import DataError
+
+HEADER = b"source\ten\txx\n"
+
+
+def write(path, rows: list[bytes]):
+    path.write_bytes(HEADER + b"".join(rows))
+    return path
+
+
+def good(n: int) -> list[bytes]:
+    return [f"tatoeba\tsentence {i}\tSatz {i}\n".encode() for i in range(n)]
+
+
+def test_bad_rows_are_skipped_and_named_with_file_and_line(tmp_path, caplog):
+    rows = good(200)
+    rows[4] = b"tatoeba\tonly two columns\n"  # line 6 (the header is line 1)
+    rows[9] = b"ntrex128\t\tleer\n"  # line 11: empty English side
+    rows[19] = b"tico19\tbroken\t\xff\xfe\n"  # line 21: not UTF-8
+    rows.append(rows[0])  # an exact duplicate: kept once, not an error
+    path = write(tmp_path / "de.tsv", rows)
+    corpus = read_parallel_tsv(path, "de", max_bad_share=0.02)
+    assert len(corpus) == 197 and corpus.xx[0] == "Satz 0" and corpus.source[0] == "tatoeba"
+    assert corpus.bad_rows == [f"{path}:6: 2 columns, expected 3 (source, en, xx)", f"{path}:11: empty en side",
+                               f"{path}:21: not UTF-8 (invalid start byte at byte 14)"]
+    assert f"{path}:21" in caplog.text
+    with pytest.raises(DataError, match=r"de.tsv: 3 of 201 rows are bad \(more than 1%\)"):
+        read_parallel_tsv(path, "de", max_bad_share=0.01)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"en\txx\nfoo\tbar\n", "de.tsv:1: header"),
+    (HEADER, "de.tsv: no usable pairs"),
+])
+def test_a_file_that_is_not_a_corpus_is_one_clear_error(tmp_path, content, message):
+    (tmp_path / "de.tsv").write_bytes(content)
+    with pytest.raises(DataError, match=message):
+        read_parallel_tsv(tmp_path / "de.tsv", "de")
+    with pytest.raises(DataError, match="no such parallel corpus file"):
+        read_parallel_tsv(tmp_path / "xx.tsv", "xx")
+
+
+def test_the_held_out_slice_is_fixed_by_the_pairs_not_the_file_order(tmp_path):
+    rows = good(100)
+    a = read_parallel_tsv(write(tmp_path / "a.tsv", rows), "de")
+    b = read_parallel_tsv(write(tmp_path / "b.tsv", rows[::-1] + [b"tatoeba\textra\tExtra\n"]), "de")
+    train_a, dev_a = a.split(10)
+    train_b, dev_b = b.split(10)
+    assert len(dev_a) == 10 and len(train_a) == 90 and not set(dev_a.en) & set(train_a.en)
+    # Another order and one more pair: the held-out slice changes by at most that pair.
+    assert len(set(dev_a.en) & set(dev_b.en)) >= 9
