@@ -16,6 +16,7 @@ class StudentDataSection(PoolSection):
     source_lang: str = "en"  # the teacher's language (English was the paper's best teacher language)
     student_langs: list[str] = field(default_factory=list)  # languages the student learns; [] = every one found
     parallel: Literal["dataset", "translate"] = "dataset"  # human parallel questions, or machine translation
+    translator: Literal["argos", "apertium"] = "argos"  # the machine-translation backend of `parallel: translate`
     translation_cache: str = ""  # default: <output_dir>/translations.json
     # General parallel text beside the QA pairs: a folder of {lang}.tsv files (source, en, xx), e.g.
     # ../shared/data/parallel. A pair teaches the question side only (beta, and the ranking term with contrast).

@@ -10,7 +10,7 @@ import numpy as np
 
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import ParallelCorpus, read_parallel_tsv
-from relkt.data.translate import ArgosTranslator, CachedTranslator
+from relkt.data.translate import TRANSLATORS, CachedTranslator
 from relkt.errors import DataError
 
 
@@ -107,7 +107,7 @@ def student_examples(pool: LareqaPool, langs: Sequence[str], data, document: str
         examples = parallel_from_pool(pool, langs, data.source_lang, document, data.with_context)
     else:
         cache = Path(data.translation_cache) if data.translation_cache else Path(output_dir) / "translations.json"
-        translator = CachedTranslator(ArgosTranslator(), cache)
+        translator = CachedTranslator(TRANSLATORS[data.translator](), cache)
         examples = parallel_from_translation(pool, langs, translator, data.source_lang, data.with_context)
     if not len(examples):
         raise DataError(f"no parallel examples for languages {list(langs)} (data.student_langs)")

@@ -1,13 +1,17 @@
-"""Machine translation of questions for languages with no parallel data (optional: argostranslate).
+"""Machine translation of questions for languages with no parallel data: two optional backends.
 
-Install with `pip install torch==2.13.0 && pip install -r requirements-translate.txt`, plus the
-argos language packages you need (downloaded where you are online). relkt never calls argos's
-package index: offline it retries forever.
+- `argos` (argostranslate): `pip install torch==2.13.0 && pip install -r requirements-translate.txt`, plus the argos
+  language packages you need (downloaded where you are online). relkt never calls argos's package index: offline it
+  retries forever.
+- `apertium` (rule-based, offline): Debian/Ubuntu `apt-get install apertium apertium-eng-spa` (English<->Spanish;
+  other `apertium-*` pair packages add theirs).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Protocol, Sequence
 
@@ -52,6 +56,39 @@ class ArgosTranslator:
                 f"with argospm or argostranslate.package.install_from_path(PATH_TO_.argosmodel)"
             )
         return [self._argos.translate(t, source, target) for t in texts]
+
+
+# relkt's ISO 639-1 codes -> Apertium's ISO 639-3 ones.
+APERTIUM_CODES = {"en": "eng", "es": "spa", "de": "deu", "el": "ell", "ru": "rus", "ar": "ara", "tr": "tur", "hi": "hin",
+                  "vi": "vie", "th": "tha", "zh": "zho", "ro": "ron", "fr": "fra", "it": "ita", "pt": "por", "ca": "cat"}
+
+
+class ApertiumTranslator:
+    """The `apertium` command with its installed language pairs (modes); one process per batch, one text per line."""
+
+    def __init__(self, command: str = "apertium"):
+        self.command = shutil.which(command)
+        if self.command is None:
+            raise TranslationError(f"machine translation with Apertium needs the `{command}` command: apt-get install "
+                                   "apertium apertium-eng-spa (or another apertium-* language pair)")
+
+    def mode(self, source: str, target: str) -> str:
+        return f"{APERTIUM_CODES.get(source, source)}-{APERTIUM_CODES.get(target, target)}"
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
+        lines = [" ".join(t.split()) for t in texts]  # a newline inside a text would split it in two
+        run = subprocess.run([self.command, "-u", self.mode(source, target)], input="\n".join(lines) + "\n",
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise TranslationError(f"apertium has no {source}->{target} pair ({self.mode(source, target)}): "
+                                   f"{(run.stderr or run.stdout).strip()}")
+        out = run.stdout.rstrip("\n").split("\n")
+        if len(out) != len(lines):
+            raise TranslationError(f"apertium {self.mode(source, target)} returned {len(out)} lines for {len(lines)} texts")
+        return out
+
+
+TRANSLATORS = {"argos": ArgosTranslator, "apertium": ApertiumTranslator}
 
 
 class CachedTranslator:

@@ -62,3 +62,43 @@ def test_missing_language_pair_is_a_clear_error(monkeypatch):
     assert argos.translate(["hello"], "en", "de") == ["übersetzt"]
     with pytest.raises(TranslationError, match=r"no en->th package installed \(installed: en->de\)"):
         argos.translate(["hello"], "en", "th")
+
+
+def fake_apertium(folder, body: str):
+    """An `apertium` command on PATH for the wrapper's plumbing: a shell script standing in for the engine."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "apertium"
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_apertium_wrapper_maps_codes_keeps_one_text_per_line_and_names_errors(tmp_path, monkeypatch):
+    from relkt.data.translate import ApertiumTranslator
+
+    # The stand-in echoes its mode, then each input line upper-cased: one output line per text.
+    fake_apertium(tmp_path / "bin", 'mode="$2"\nwhile IFS= read -r line; do echo "$mode:$line" | tr a-z A-Z; done\n')
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    out = ApertiumTranslator().translate(["where is it?", "two\nlines"], "en", "es")
+    assert out == ["ENG-SPA:WHERE IS IT?", "ENG-SPA:TWO LINES"]
+    fake_apertium(tmp_path / "bin", 'echo "Error: Mode $2 does not exist." >&2\nexit 1\n')
+    with pytest.raises(TranslationError, match="apertium has no en->de pair \\(eng-deu\\): Error: Mode eng-deu does not exist"):
+        ApertiumTranslator().translate(["x"], "en", "de")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(TranslationError, match="apt-get install apertium apertium-eng-spa"):
+        ApertiumTranslator()
+
+
+@pytest.mark.slow
+def test_apertium_translates_english_to_spanish_for_real_and_caches(tmp_path):
+    import shutil
+
+    from relkt.data.translate import ApertiumTranslator
+
+    if shutil.which("apertium") is None:
+        pytest.skip("apertium is not on PATH (apt-get install apertium apertium-eng-spa)")
+    cached = CachedTranslator(ApertiumTranslator(), tmp_path / "cache.json")
+    out = cached.translate(["Where is the river?", "Who wrote the book?"], "en", "es")
+    assert out[0].endswith("río?") and "libro" in out[1]  # real Spanish from the rule-based engine
+    cached.backend = None  # a second call is served from the cache, without the engine
+    assert CachedTranslator(None, tmp_path / "cache.json").translate(["Who wrote the book?"], "en", "es") == [out[1]]
