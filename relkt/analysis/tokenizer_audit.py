@@ -5,6 +5,8 @@ Works on WordPiece (`[UNK]`) and sentencepiece (`<unk>`, the muse encoder) token
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import tensorflow as tf
 

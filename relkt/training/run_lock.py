@@ -15,8 +15,9 @@ from relkt.errors import ConfigError
 log = logging.getLogger("relkt.training")
 
 LOCK_FILE = ".lock"
-# What an interrupted writer leaves: export_encoder's `.best.writing-PID` / `.best.old-PID`, io.replace_dir's
-# `.checkpoint.old`, the harness's `.checkpoint.writing`, atomic_write_text's `.NAME.XXXX.tmp`.
+# What an interrupted writer leaves: export_encoder's `.best.writing-PID`, io.replace_dir's `.best.old` and
+# `.checkpoint.old` (older relkt wrote `.best.old-PID`), the harness's `.checkpoint.writing`, io.atomic_file's
+# `.NAME.XXXX.tmp`.
 _DEBRIS = re.compile(r"^\.(?P<name>[^.]+(?:\.[^.]+)*?)\.(?:writing|old)(?:-\d+)?$|^\.checkpoint\.writing$|^\..+\.tmp$")
 
 
