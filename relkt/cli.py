@@ -67,10 +67,10 @@ def _run_data(path: str) -> dict[str, Any]:
     return data
 
 
-def load_pool(args: argparse.Namespace):
-    """The LareqaPool the pool flags name."""
+def load_pool(args: argparse.Namespace, settings: PoolSection | None = None):
+    """The LareqaPool the pool flags name (`settings`: their `pool_settings`, when the caller has them already)."""
     langs = [x.strip() for x in args.langs.split(",") if x.strip()] if getattr(args, "langs", None) else None
-    return load_split(pool_settings(args), args.split, langs=langs)
+    return load_split(settings or pool_settings(args), args.split, langs=langs)
 
 
 def run_cli(body: Callable[[], int], verbose: bool = True) -> int:

@@ -56,8 +56,8 @@ def evaluate(args: argparse.Namespace) -> int:
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow); --help answers without it
 
     spec = args.encoder or f"hub:{Path(args.config).parent / 'best'}"
-    settings = pool_settings(args)
-    pool = load_pool(args)
+    settings = pool_settings(args)  # read once: flags, else the --config run's, else the defaults
+    pool = load_pool(args, settings)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
     encoder = build_encoder(spec, trainable=False)
     evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)
