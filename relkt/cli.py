@@ -33,6 +33,10 @@ def add_pool_arguments(p: argparse.ArgumentParser, split: str = "test", langs: b
                    help=f"train,dev,test article fractions (default: {fractions}, or the --config run's)")
     p.add_argument("--split-seed", type=int, default=None, help=f"seed of the article split (default: {_POOL.split_seed}, "
                    "or the --config run's)")
+    p.add_argument("--folds", type=int, default=None, help="k-fold split: K folds of the shuffled articles (default: 0, "
+                   "none, or the --config run's)")
+    p.add_argument("--fold", type=int, default=None, help="with --folds: the fold scored as test (default: 0, or the "
+                   "--config run's)")
     if langs:
         p.add_argument("--langs", default=None, help="comma-separated language codes (default: all found)")
     if config:
@@ -45,7 +49,8 @@ def pool_settings(args: argparse.Namespace) -> PoolSection:
     """The pool settings of the command line: flags given, else the `--config` run's, else the defaults."""
     run = _run_data(args.config) if getattr(args, "config", None) else {}
     settings = PoolSection(data_dir=run.get("data_dir"), split_fractions=list(run.get("split_fractions", _POOL.split_fractions)),
-                           split_seed=run.get("split_seed", _POOL.split_seed), with_context=bool(run.get("with_context", False)))
+                           split_seed=run.get("split_seed", _POOL.split_seed), with_context=bool(run.get("with_context", False)),
+                           folds=int(run.get("folds", 0)), fold=int(run.get("fold", 0)))
     if args.data_dir is not None:
         settings.data_dir = args.data_dir
     if args.split_fractions is not None:
@@ -54,6 +59,10 @@ def pool_settings(args: argparse.Namespace) -> PoolSection:
         settings.split_seed = args.split_seed
     if getattr(args, "with_context", False):
         settings.with_context = True
+    for key in ("folds", "fold"):
+        if getattr(args, key, None) is not None:
+            setattr(settings, key, getattr(args, key))
+    settings.validate()
     return settings
 
 

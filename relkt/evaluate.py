@@ -17,8 +17,12 @@ import numpy as np
 
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli
 from relkt.cli_types import positive_int, writable_file
+from relkt.data.english_answer_units import UNITS, EnglishAnswerUnits
+from relkt.data.lareqa_pool import LareqaPool
+from relkt.errors import ConfigError
 from relkt.io import atomic_write_json, atomic_write_npz
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.reports.tables import evaluation_table
 
 log = logging.getLogger("relkt.evaluate")
@@ -32,6 +36,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_pool_arguments(p)
     p.add_argument("--with-context", action="store_true", help="encode candidates as sentence + context (default: off, "
                    "or the --config run's)")
+    p.add_argument("--xx-en-unit", type=xx_en_units, default=UNITS, metavar="UNIT[,UNIT...]",
+                   help="CL-ReLKT's XX->EN protocol at these English answer units, each scored against every English unit "
+                   "of the whole data set (all articles, whichever split is scored): article (the paper's document), "
+                   f"paragraph, sentence, or none (default: {','.join(UNITS)})")
+    p.add_argument("--max-length", type=positive_int, default=None,
+                   help="tokens per text for the encoder built here (muse, bert:, minilm; a hub: export keeps its own). "
+                   "muse's default, 512 pieces, cuts most XQuAD articles: the article unit warns and counts them "
+                   "(default: the encoder's)")
     p.add_argument("--batch-size", type=positive_int, default=64, help="texts per encoding batch (default: 64)")
     p.add_argument("--output", type=writable_file, default=None,
                    help="write the results as JSON here (and per-question scores beside it, OUTPUT with "
@@ -59,24 +71,70 @@ def evaluate(args: argparse.Namespace) -> int:
     settings = pool_settings(args)  # read once: flags, else the --config run's, else the defaults
     pool = load_pool(args, settings)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
-    encoder = build_encoder(spec, trainable=False)
+    units = english_units(settings, args.xx_en_unit)
+    options = {} if args.max_length is None else {"max_length": args.max_length}
+    kind = spec.split(":", 1)[0]
+    if options and kind in ("hub", "muse-hub", "muse-large-hub"):
+        raise ConfigError(f"--max-length: {spec} is a hub export, whose tokenizer length was fixed when it was exported; "
+                          "rebuild it as muse:DIR or bert:DIR to choose one")
+    if options and kind not in ("muse", "bert", "minilm"):
+        raise ConfigError(f"--max-length: {spec} takes no max_length (muse, bert: and minilm do)")
+    encoder = build_encoder(spec, trainable=False, **options)
+    warn_cut_units(encoder, units)
     evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)
+    unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=args.batch_size)
+    quiet = QuietEncoder(encoder) if args.no_progress else encoder
     t0 = time.perf_counter()
-    q, c = evaluator.encode(QuietEncoder(encoder) if args.no_progress else encoder)
+    q, c = evaluator.encode(quiet)
+    u = unit_evaluator.encode_units(quiet)
     t1 = time.perf_counter()
     results = evaluator.compute(q, c)
+    results.update({f"xx_en_{unit}": block for unit, block in unit_evaluator.compute(q, u).items()})
     t2 = time.perf_counter()
     results["setup"] = {
         "encoder": spec, "split": args.split, "split_fractions": list(settings.split_fractions),
-        "split_seed": settings.split_seed, "langs": pool.langs, "with_context": settings.with_context,
-        "config": args.config, "encode_seconds": round(t1 - t0, 2), "score_seconds": round(t2 - t1, 2),
+        "split_seed": settings.split_seed, "folds": settings.folds, "fold": settings.fold, "langs": pool.langs,
+        "with_context": settings.with_context, "config": args.config, "max_length": getattr(encoder, "max_length", None),
+        "xx_en_units": {unit: len(x.texts) for unit, x in units.items()},
+        "encode_seconds": round(t1 - t0, 2), "score_seconds": round(t2 - t1, 2),
     }
     print(evaluation_table(results))
     if args.output:
         atomic_write_json(args.output, results)
-        npz = write_per_question(per_question_path(args.output), evaluator)
+        npz = write_per_question(per_question_path(args.output), evaluator, unit_evaluator)
         print(f"wrote {args.output} and {npz}")
     return 0
+
+
+def xx_en_units(text: str) -> tuple[str, ...]:
+    """`article,paragraph` -> ("article", "paragraph"); `none` -> ()."""
+    names = tuple(x.strip() for x in text.split(",") if x.strip())
+    if names == ("none",):
+        return ()
+    bad = [x for x in names if x not in UNITS]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"expected units among {', '.join(UNITS)} (or none), got {text!r}")
+    return tuple(dict.fromkeys(names))
+
+
+def english_units(settings, units: Sequence[str]) -> dict[str, EnglishAnswerUnits]:
+    """The XX->EN candidates: every English unit of the whole data set (split `all`), whatever split is scored."""
+    if not units:
+        return {}
+    english = LareqaPool.load(settings.data_dir, langs=["en"], split="all")
+    return {unit: EnglishAnswerUnits.from_pool(english, unit) for unit in units}
+
+
+def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:
+    """Log how many unit texts the encoder's max_length cuts (a cut article is scored on its first paragraphs)."""
+    max_length, lengths = getattr(encoder, "max_length", None), getattr(encoder, "length_keys", None)
+    if max_length is None or lengths is None:
+        return
+    for unit, u in units.items():
+        cut = int(np.sum(lengths(list(u.texts)) > max_length - 2))
+        if cut:
+            log.warning("XX->EN %s unit: %d of %d English %ss are longer than max_length %d and are cut; "
+                        "--max-length 8192 encodes them whole", unit, cut, len(u.texts), unit, max_length)
 
 
 def per_question_path(output: str | Path) -> Path:
@@ -85,9 +143,9 @@ def per_question_path(output: str | Path) -> Path:
     return output.with_name(output.stem + ".per_question.npz")
 
 
-def write_per_question(path: Path, evaluator) -> Path:
-    """Per-question LAReQA AP, XX->EN and bitext hit@1 with each question's qas_id and language (atomically), so two
-    runs over the same split can be compared question by question without encoding again."""
+def write_per_question(path: Path, evaluator, unit_evaluator=None) -> Path:
+    """Per-question LAReQA AP, XX->EN (per unit) and bitext hit@1 with each question's qas_id and language
+    (atomically), so two runs over the same split can be compared question by question without encoding again."""
     pool, per_q = evaluator.pool, evaluator.per_question
     arrays = {"qas_id": np.array([q.qas_id for q in pool.questions]), "lang": np.asarray(pool.question_langs, dtype=str),
               "AP": per_q["lareqa"]["AP"]}
@@ -95,6 +153,8 @@ def write_per_question(path: Path, evaluator) -> Path:
         arrays["xx_en_hit1"] = per_q["xx_en"]["hit@1"]
     if "bitext" in per_q:
         arrays["bitext_hit1"] = per_q["bitext"]["hit@1"]  # NaN for English and questions with no English twin
+    for unit, hit in (unit_evaluator.per_question if unit_evaluator else {}).items():
+        arrays[f"xx_en_{unit}_hit1"] = hit
     atomic_write_npz(path, **arrays)
     return path
 

@@ -21,6 +21,47 @@ def test_cli_scores_a_tiny_pool_and_writes_json(tiny_data, tmp_path, capsys):
     assert results["setup"]["encoder"] == "ngram"
 
 
+def test_xx_en_units_score_the_test_split_against_every_english_unit(tiny_data, tmp_path, capsys):
+    """The paper's XX->EN candidates are every English unit of the data set, whichever split is scored: the test
+    split's questions rank all three articles (and all six sentences), while LAReQA keeps to the split."""
+    import numpy as np
+
+    out = tmp_path / "r.json"
+    args = ["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "test", "--split-fractions", "0.34,0.33,0.33",
+            "--output", str(out), "--no-progress"]
+    assert evaluate.main(args) == 0
+    printed = capsys.readouterr().out
+    assert "XX->EN by answer unit" in printed and "3 articles, 3 paragraphs, 6 sentences" in printed
+    results = json.loads(out.read_text())
+    assert results["lareqa"]["n_candidates"] == 4  # one test article, two languages, two sentences each
+    assert results["setup"]["xx_en_units"] == {"article": 3, "paragraph": 3, "sentence": 6}
+    for unit in ("article", "paragraph", "sentence"):
+        assert results[f"xx_en_{unit}"]["de"]["n_questions"] == 2
+    with np.load(evaluate.per_question_path(out)) as z:
+        assert z["xx_en_article_hit1"].shape == (4,) and set(np.unique(z["xx_en_article_hit1"])) <= {0.0, 1.0}
+    assert evaluate.main(args + ["--xx-en-unit", "none"]) == 0
+    assert "xx_en_article" not in json.loads(out.read_text()) and "XX->EN by answer unit" not in capsys.readouterr().out
+
+
+def test_max_length_reaches_the_encoder_and_cut_units_are_counted(tiny_data, tmp_path, capsys, caplog):
+    from relkt.encoders.export import export_encoder
+    from tests.encoders.tiny_muse import tiny_muse_encoder
+
+    muse = export_encoder(tiny_muse_encoder(max_length=32), tmp_path / "muse")
+    out = tmp_path / "r.json"
+    assert evaluate.main(["--encoder", f"muse:{muse}", "--data-dir", str(tiny_data), "--max-length", "5",
+                          "--xx-en-unit", "article", "--output", str(out), "--no-progress"]) == 0
+    assert json.loads(out.read_text())["setup"]["max_length"] == 5
+    assert "XX->EN article unit: 3 of 3 English articles are longer than max_length 5 and are cut" in caplog.text
+    for spec, message in (("hub:/nowhere", "--max-length: hub:/nowhere is a hub export"),
+                          ("ngram", "--max-length: ngram takes no max_length")):
+        assert evaluate.main(["--encoder", spec, "--data-dir", str(tiny_data), "--max-length", "64", "--no-progress"]) == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        evaluate.parse_args(["--encoder", "ngram", "--xx-en-unit", "chapter"])
+    assert "expected units among article, paragraph, sentence" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -89,3 +130,29 @@ def test_a_cli_run_prints_no_tensorflow_start_up_noise(tiny_data, tmp_path):
     for noise in ("cuInit", "absl::InitializeLog", "cuda", "oneDNN", "I0000", "E0000", "W0000"):
         assert noise not in run.stderr and noise not in run.stdout, noise
     assert "LAReQA" in run.stdout
+
+
+@pytest.mark.slow
+def test_zero_shot_muse_article_p1_is_within_5_points_of_the_paper(shared_xquad_r):
+    """CL-ReLKT's protocol on the offline mUSE-small v3: all 1190 questions per language rank the 48 English
+    articles (encoded whole); each language's P@1 lies within 5 points of the paper's mUSEsmall row."""
+    from pathlib import Path
+
+    import yaml
+
+    from relkt.data import EnglishAnswerUnits, LareqaPool
+    from relkt.encoders import build_encoder
+    from relkt.errors import EncoderError
+    from relkt.metrics import XxEnUnitEvaluator
+
+    paper = yaml.safe_load((Path(__file__).parents[1] / "trainers" / "expected" / "cl_relkt_paper.yaml").read_text())
+    try:
+        encoder = build_encoder("muse", trainable=False, max_length=8192)
+    except EncoderError as e:
+        pytest.skip(str(e))
+    pool = LareqaPool.load(shared_xquad_r, split="all")
+    units = {"article": EnglishAnswerUnits.from_pool(pool.subset(question_langs=["en"], candidate_langs=["en"]), "article")}
+    results = XxEnUnitEvaluator(pool.questions, units, batch_size=128)(encoder)["article"]
+    gaps = {lang: round(100 * results[lang]["P@1"] - p1, 2) for lang, p1 in paper["xquad_p1"]["muse_small"].items()}
+    assert all(results[lang]["n_questions"] == 1190 for lang in gaps)
+    assert all(abs(gap) <= 5 for gap in gaps.values()), gaps

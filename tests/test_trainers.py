@@ -94,6 +94,27 @@ def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, cap
     assert "| en | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 | - | - |" in printed
 
 
+def test_compare_tests_the_xx_en_unit_it_is_asked_for(tmp_path, capsys):
+    import numpy as np
+
+    results = {"lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}}}, "xx_en": {"de": {"P@1": 1.0}},
+               "xx_en_article": {"de": {"P@1": 0.5}}}
+    ids, langs = np.array([f"q{i}" for i in range(30)]), np.array(["de"] * 30)
+    # Article hits: a gets q0-q9, b q5-q29 (only a 5, only b 20: p = 0.005); both get every pool (sentence) hit.
+    for name, hit in (("a", np.arange(30) < 10), ("b", np.arange(30) >= 5)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(results))
+        np.savez(tmp_path / f"{name}.per_question.npz", qas_id=ids, lang=langs, AP=np.full(30, 0.5),
+                 xx_en_hit1=np.ones(30), xx_en_article_hit1=hit.astype(float))
+    paths = [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
+    assert load("compare").main(paths) == 0
+    printed = capsys.readouterr().out  # mAP a, b | XX->EN P@1 a, b
+    assert "| de | 50.00 | 50.00 | 100.00 | 100.00 |" in printed and "| de | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed
+    assert load("compare").main(paths + ["--xx-en-unit", "article"]) == 0
+    printed = capsys.readouterr().out
+    assert "| a XX->EN article P@1 |" in printed and "| de | 50.00 | 50.00 | 50.00 | 50.00 |" in printed
+    assert "XX->EN (article) P@1 McNemar" in printed and "| de | +0.00 | [+0.00, +0.00] | 5 / 20 | 0.005* |" in printed
+
+
 def test_compare_without_per_question_scores_still_prints_the_table(tmp_path, capsys):
     results = {"lareqa": {"mAP": 0.5, "per_language": {"en": {"mAP": 0.5}}}, "xx_en": {"en": {"P@1": 0.5}}}
     for name in ("a", "b"):
@@ -172,3 +193,34 @@ def test_check_expected_passes_inside_the_ranges_and_names_what_falls_outside(tm
     out = capsys.readouterr().out
     assert "OUT   lareqa/el/mAP: zero-shot 3.00 < teacher 2.00 < student 7.00" in out
     assert "OUT   xx_en/el/P@1: teacher 20.00 < student 12.00" in out and "2 outside" in out
+
+
+def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data, tmp_path, capsys):
+    """Two folds: fold 0 alone first (no pooled table yet), then the whole recipe, which keeps fold 0's runs and
+    scores and trains fold 1; the pooled files hold every question of the data set exactly once."""
+    import numpy as np
+
+    from relkt.data import LareqaPool
+
+    teacher = tiny_config(tmp_path / "t", synthetic_data, **{"mining.online_epochs": 0, "eval.every_steps": 50})
+    student = student_config(tmp_path / "s", synthetic_data, tmp_path / "t" / "run" / "best",
+                             **{"distill.epochs": 1, "eval.every_steps": 50})
+    out = tmp_path / "cv"
+    argv = ["--folds", "2", "--teacher-config", str(teacher), "--student-config", str(student), "--output", str(out)]
+    crossval = load("crossval")
+    assert crossval.main(argv + ["--only-folds", "0"]) == 0
+    assert "pooled tables once all 2 folds are scored" in capsys.readouterr().out and not (out / "student.json").exists()
+    fold0 = (out / "fold0" / "teacher" / "summary.json").read_bytes(), (out / "fold0" / "student.json").read_bytes()
+    assert crossval.main(argv) == 0
+    assert "kept " + str(out / "fold0" / "student.json") in capsys.readouterr().out
+    assert ((out / "fold0" / "teacher" / "summary.json").read_bytes(), (out / "fold0" / "student.json").read_bytes()) == fold0
+    saved = yaml.safe_load((out / "fold1" / "student" / "config.yaml").read_text())
+    assert saved["data"]["folds"] == 2 and saved["data"]["fold"] == 1
+    assert saved["teacher"]["spec"] == f"hub:{out / 'fold1' / 'teacher'}/best"  # each fold distils its own teacher
+    everyone = LareqaPool.load(synthetic_data, split="all")
+    with np.load(out / "teacher.per_question.npz") as z:
+        keys = sorted(zip(z["qas_id"].tolist(), z["lang"].tolist()))
+        assert keys == sorted((q.qas_id, q.lang) for q in everyone.questions)  # each question once, none missing
+        pooled = json.loads((out / "teacher.json").read_text())
+        assert np.isclose(pooled["xx_en_article"]["de"]["P@1"], z["xx_en_article_hit1"][z["lang"] == "de"].mean())
+    assert "XX->EN (article) P@1 McNemar" in (out / "comparison.md").read_text()

@@ -31,6 +31,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="significance of each run against the run before it, or against the first")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the mAP CI (default: 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: 0)")
+    p.add_argument("--xx-en-unit", choices=("pool", "article", "paragraph", "sentence"), default="pool",
+                   help="which XX->EN to show and test: pool = the scored split's English sentences (relkt's dev metric), "
+                   "article/paragraph/sentence = CL-ReLKT's protocol over every English unit of the data set "
+                   "(article is the paper's table; default: pool)")
     p.add_argument("--output", default=None, help="write the tables as Markdown here (default: comparison.md in the "
                    "folder that holds all the results files)")
     return p.parse_args(argv)
@@ -43,16 +47,22 @@ def name_of(path: Path) -> str:
     return f"{path.parent.name}:{path.stem[5:]}" if path.stem.startswith("test_") else path.stem
 
 
-def side_by_side(names: list[str], results: list[dict]) -> list[str]:
+def xx_en_key(unit: str) -> str:
+    """The results/per-question key of an XX->EN variant: `xx_en` (the split's pool) or `xx_en_article` ..."""
+    return "xx_en" if unit == "pool" else f"xx_en_{unit}"
+
+
+def side_by_side(names: list[str], results: list[dict], unit: str = "pool") -> list[str]:
     langs = sorted(results[0]["lareqa"]["per_language"])
-    lines = ["| lang | " + " | ".join(f"{n} mAP" for n in names) + " | " + " | ".join(f"{n} XX->EN P@1" for n in names) + " |",
+    key, label = xx_en_key(unit), "XX->EN P@1" if unit == "pool" else f"XX->EN {unit} P@1"
+    lines = ["| lang | " + " | ".join(f"{n} mAP" for n in names) + " | " + " | ".join(f"{n} {label}" for n in names) + " |",
              "|---" * (1 + 2 * len(names)) + "|"]
     for lang in langs:
         maps = [f"{100 * r['lareqa']['per_language'][lang]['mAP']:.2f}" for r in results]
-        p1 = [f"{100 * r['xx_en'][lang]['P@1']:.2f}" if lang in r.get("xx_en", {}) else "-" for r in results]
+        p1 = [f"{100 * r[key][lang]['P@1']:.2f}" if lang in r.get(key, {}) else "-" for r in results]
         lines.append(f"| {lang} | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
     maps = [f"**{100 * r['lareqa']['mAP']:.2f}**" for r in results]
-    p1 = [f"{100 * np.mean([v['P@1'] for v in r['xx_en'].values()]):.2f} (mean)" if r.get("xx_en") else "-" for r in results]
+    p1 = [f"{100 * np.mean([v['P@1'] for v in r[key].values()]):.2f} (mean)" if r.get(key) else "-" for r in results]
     lines.append("| all | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
     if all(r.get("bitext") for r in results):  # translation retrieval: files written before it lack it
         lines += ["", "| lang | " + " | ".join(f"{n} Q>Qen P@1" for n in names) + " | " + " | ".join(f"{n} cos" for n in names) + " |",
@@ -82,17 +92,18 @@ def align(a: dict, b: dict, a_path: Path, b_path: Path) -> tuple[dict, dict]:
     return {k: v[ia] for k, v in a.items()}, {k: v[ib] for k, v in b.items()}
 
 
-def significance_rows(a: dict, b: dict, n_boot: int, seed: int) -> list[dict]:
+def significance_rows(a: dict, b: dict, n_boot: int, seed: int, unit: str = "pool") -> list[dict]:
     """Per language and overall: mAP delta (b - a) with its paired-bootstrap CI, and McNemar on XX->EN P@1."""
+    hits = f"{xx_en_key(unit)}_hit1"
 
     rows = []
     for lang in sorted(set(a["lang"].tolist())) + ["all"]:
         m = np.ones(len(a["lang"]), bool) if lang == "all" else a["lang"] == lang
         ok = m & np.isfinite(a["AP"]) & np.isfinite(b["AP"])
         row = {"lang": lang, "mAP": paired_bootstrap(a["AP"][ok], b["AP"][ok], n_boot, seed=seed)}
-        if "xx_en_hit1" in a and "xx_en_hit1" in b:
+        if hits in a and hits in b:
             sel = m & (a["lang"] != "en") if lang == "all" else m  # "all": the non-English question languages
-            row["xx_en_P@1"] = mcnemar(a["xx_en_hit1"][sel] > 0, b["xx_en_hit1"][sel] > 0)
+            row["xx_en_P@1"] = mcnemar(a[hits][sel] > 0, b[hits][sel] > 0)
         if "bitext_hit1" in a and "bitext_hit1" in b:
             sel = m & np.isfinite(a["bitext_hit1"]) & np.isfinite(b["bitext_hit1"])
             if sel.any():
@@ -101,9 +112,10 @@ def significance_rows(a: dict, b: dict, n_boot: int, seed: int) -> list[dict]:
     return rows
 
 
-def significance_lines(a_name: str, b_name: str, rows: list[dict]) -> list[str]:
+def significance_lines(a_name: str, b_name: str, rows: list[dict], unit: str = "pool") -> list[str]:
     with_bitext = any("bitext_P@1" in r for r in rows)
-    lines = [f"{b_name} vs {a_name}: mAP difference (points, 95% paired-bootstrap CI) and XX->EN P@1 McNemar "
+    label = "XX->EN" if unit == "pool" else f"XX->EN ({unit})"
+    lines = [f"{b_name} vs {a_name}: mAP difference (points, 95% paired-bootstrap CI) and {label} P@1 McNemar "
              f"(questions only {a_name} / only {b_name} got right, p)"
              + (", the same for Q>Qen (bitext) P@1" if with_bitext else "") + "; * = significant at 0.05",
              "| lang | mAP delta | 95% CI | XX->EN P@1 only a / only b | McNemar p |"
@@ -140,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     names = [name_of(p) for p in paths]
     lines = ["# " + " vs ".join(names), "", "Test scores in %; " + ", ".join(f"`{n}`: `{p}`" for n, p in zip(names, paths)) + ".",
-             "", *side_by_side(names, results)]
+             "", *side_by_side(names, results, args.xx_en_unit)]
     for i in range(1, len(paths)):
         j = 0 if args.against == "first" else i - 1
         try:
@@ -148,7 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (FileNotFoundError, ValueError) as e:
             lines += ["", f"(no significance for {names[i]} vs {names[j]}: {e})"]
             continue
-        lines += ["", *significance_lines(names[j], names[i], significance_rows(a, b, args.bootstrap, args.seed))]
+        rows = significance_rows(a, b, args.bootstrap, args.seed, args.xx_en_unit)
+        lines += ["", *significance_lines(names[j], names[i], rows, args.xx_en_unit)]
     text = "\n".join(lines) + "\n"
     print(text, end="")
     output = Path(args.output) if args.output else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"

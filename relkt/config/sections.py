@@ -17,12 +17,17 @@ class PoolSection:
     data_dir: Optional[str] = None  # default: $RELKT_DATA_DIR, cache, download
     split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])  # train, dev, test articles
     split_seed: int = 0  # seed of the article split
+    folds: int = 0  # k-fold cross-validation: K > 1 cuts the shuffled articles into K folds (0 = split_fractions alone)
+    fold: int = 0  # with folds: the test fold (0 .. K-1); dev is carved from the other folds by the dev:train ratio
     with_context: bool = False  # candidate text = sentence + its paragraph
     max_train_questions: int = 0  # 0 = all; > 0 keeps N (source) questions drawn with the seed (smoke runs)
 
     def validate(self) -> None:
         if len(self.split_fractions) != 3 or min(self.split_fractions) < 0 or abs(sum(self.split_fractions) - 1) > 1e-6:
             raise ConfigError(f"data.split_fractions: three fractions >= 0 summing to 1, got {self.split_fractions}")
+        if self.folds < 0 or self.folds == 1 or (self.folds and not 0 <= self.fold < self.folds) or (not self.folds and self.fold):
+            raise ConfigError(f"data.folds / data.fold: folds is 0 (no k-fold) or >= 2, and 0 <= fold < folds; got "
+                              f"folds={self.folds}, fold={self.fold}")
         if self.max_train_questions < 0:
             raise ConfigError(f"data.max_train_questions must be >= 0 (0 = all), got {self.max_train_questions}")
 

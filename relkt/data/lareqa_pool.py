@@ -40,8 +40,11 @@ class LareqaPool:
         split: str = "all",
         fractions: tuple[float, float, float] = (0.7, 0.1, 0.2),
         seed: int = 0,
+        folds: int = 0,
+        fold: int = 0,
     ) -> "LareqaPool":
-        """Load XQuAD-R (or any folder of SQuAD-format files) and keep one article-level split."""
+        """Load XQuAD-R (or any folder of SQuAD-format files) and keep one article-level split (of fold `fold` of
+        `folds` when `folds` > 1: see `article_split`)."""
         if split not in SPLITS:
             raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
         directory = resolve_data_dir(data_dir)
@@ -58,7 +61,7 @@ class LareqaPool:
             )
         datas = [read_squad_file(files[lang], lang) for lang in langs]
         split_articles = article_split(
-            [q.article for d in datas for q in d.questions], fractions, seed
+            [q.article for d in datas for q in d.questions], fractions, seed, folds, fold
         )[split]
         return cls.from_language_data(datas, split_articles)
 

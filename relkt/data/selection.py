@@ -21,7 +21,8 @@ def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
 
 def load_split(data: Any, split: str, langs=None) -> LareqaPool:
     """The pool of one article split, as a config's (or CLI's) `data` settings cut it."""
-    return LareqaPool.load(data.data_dir, langs=langs, split=split, fractions=tuple(data.split_fractions), seed=data.split_seed)
+    return LareqaPool.load(data.data_dir, langs=langs, split=split, fractions=tuple(data.split_fractions), seed=data.split_seed,
+                           folds=data.folds, fold=data.fold)
 
 
 def teacher_pool(data: Any, seed: int) -> LareqaPool:

@@ -4,8 +4,9 @@ from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.ranking import gold_matrix, gold_ranks, per_question_metrics, summarize
 from relkt.metrics.retrieval_evaluator import RetrievalEvaluator, TextEncoder
+from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
 __all__ = [
-    "CorpusBitextEvaluator", "LareqaEvaluator", "RetrievalEvaluator", "TextEncoder", "gold_matrix", "gold_ranks",
-    "per_question_metrics", "summarize",
+    "CorpusBitextEvaluator", "LareqaEvaluator", "RetrievalEvaluator", "TextEncoder", "XxEnUnitEvaluator", "gold_matrix",
+    "gold_ranks", "per_question_metrics", "summarize",
 ]

@@ -37,6 +37,18 @@ def evaluation_table(results: dict) -> str:
     mean_bitext = {"P@1": sum(v["P@1"] for v in bitext.values()) / len(bitext)} if bitext else None
     lines.append(row("all", lareqa, mean_xx, mean_bitext))
     lines.append(f"{lareqa['n_candidates']} candidates; scores in %.")
+    units = [k for k in ("xx_en_article", "xx_en_paragraph", "xx_en_sentence") if results.get(k)]
+    if units:
+        n_units = results.get("setup", {}).get("xx_en_units", {})
+        lines += ["", "XX->EN by answer unit (CL-ReLKT's protocol: every English unit of the data set is a candidate)",
+                  f"{'lang':<6}" + "".join(f"{u[6:] + ' P@1':>16}{'P@10':>7}" for u in units)]
+        for lang in results[units[0]]:
+            lines.append(f"{lang:<6}" + "".join(f"{100 * results[u][lang]['P@1']:>16.2f}{100 * results[u][lang]['P@10']:>7.2f}"
+                                                for u in units))
+        lines.append(f"{'mean':<6}" + "".join(f"{100 * np.mean([v['P@1'] for v in results[u].values()]):>16.2f}"
+                                               f"{100 * np.mean([v['P@10'] for v in results[u].values()]):>7.2f}" for u in units))
+        if n_units:
+            lines.append("candidates: " + ", ".join(f"{n} {u}s" for u, n in n_units.items()) + "; scores in %.")
     return "\n".join(lines)
 
 

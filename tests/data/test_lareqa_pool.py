@@ -60,6 +60,35 @@ def test_article_split_is_deterministic_disjoint_and_complete():
         article_split(titles, (0.5, 0.1, 0.1))
 
 
+def test_k_fold_splits_test_every_article_exactly_once():
+    titles = [f"t{i:02d}" for i in range(48)]
+    splits = [article_split(titles, (0.7, 0.1, 0.2), seed=3, folds=5, fold=k) for k in range(5)]
+    tests = [s["test"] for s in splits]
+    assert sorted(t for fold in tests for t in fold) == sorted(titles)  # every article test once, never twice
+    assert sorted(len(t) for t in tests) == [9, 9, 10, 10, 10]
+    for s in splits:
+        assert not (s["train"] & s["dev"]) and not (s["train"] & s["test"]) and not (s["dev"] & s["test"])
+        assert s["train"] | s["dev"] | s["test"] == set(titles)
+        assert len(s["dev"]) == round(len(s["train"] | s["dev"]) / 8)  # dev:train = 0.1:0.7 of the other folds
+    assert splits[2] == article_split(list(reversed(titles)), (0.7, 0.1, 0.2), seed=3, folds=5, fold=2)
+    assert splits[2] != article_split(titles, (0.7, 0.1, 0.2), seed=4, folds=5, fold=2)
+
+
+@pytest.mark.parametrize("folds,fold", [(1, 0), (5, 5), (5, -1), (48, 0)])
+def test_k_fold_bad_settings_are_config_errors(folds, fold):
+    with pytest.raises(ConfigError, match="k-fold split"):
+        article_split([f"t{i}" for i in range(48)], folds=folds, fold=fold)
+
+
+def test_pool_loads_one_fold(tiny_data):
+    test = LareqaPool.load(tiny_data, split="test", folds=2, fold=1)
+    train = LareqaPool.load(tiny_data, split="train", folds=2, fold=1)
+    dev = LareqaPool.load(tiny_data, split="dev", folds=2, fold=1)
+    articles = lambda pool: {q.article for q in pool.questions}  # noqa: E731
+    assert len(articles(test)) == len(articles(dev)) == len(articles(train)) == 1
+    assert articles(test) | articles(dev) | articles(train) == {"Cats", "Rivers", "Bread"}
+
+
 def test_splits_keep_whole_articles(tiny_data):
     pools = {s: LareqaPool.load(tiny_data, split=s, fractions=(0.34, 0.33, 0.33)) for s in ("train", "dev", "test")}
     articles = {s: {q.article for q in p.questions} | {c.article for c in p.candidates} for s, p in pools.items()}

@@ -1,0 +1,66 @@
+"""The English candidates of CL-ReLKT's XX->EN protocol, at the answer unit the paper scores: the article."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from relkt.data.lareqa_pool import LareqaPool
+from relkt.errors import ConfigError, DataError
+
+UNITS = ("article", "paragraph", "sentence")  # the paper's document first
+
+
+@dataclass(frozen=True)
+class EnglishAnswerUnits:
+    """Every English unit of a data set, and which one answers each `qas_id`.
+
+    CL-ReLKT (Sec. 4) ranks English *documents* for a question in language X; on XQuAD a document is one of the
+    48 articles. The candidates are every unit of the whole data set whichever questions are scored, so a test
+    article competes with the training articles too (distractors, not leaks: no question of theirs is scored).
+
+    | unit      | candidate text                                   | gold                                   |
+    |-----------|--------------------------------------------------|----------------------------------------|
+    | sentence  | an English answer sentence (LAReQA's candidate)  | the sentence holding the English answer |
+    | paragraph | a paragraph's context                            | the paragraph holding it               |
+    | article   | the article's paragraphs, in order, one per line | the article holding it                 |
+    """
+
+    unit: str
+    texts: tuple[str, ...]
+    names: tuple[str, ...]           # article title, "title#paragraph" or the sentence's candidate id
+    gold_of: dict[str, int]          # qas_id -> index into texts
+
+    @classmethod
+    def from_pool(cls, english: LareqaPool, unit: str) -> "EnglishAnswerUnits":
+        """Units of an English pool (load it with `split="all"` for the paper's candidate pool)."""
+        if unit not in UNITS:
+            raise ConfigError(f"unknown XX->EN unit {unit!r}; valid: {', '.join(UNITS)}")
+        others = sorted({c.lang for c in english.candidates} - {"en"})
+        if others:
+            raise DataError(f"English answer units need an English-only pool; it holds {', '.join(others)} candidates")
+        sentences = english.candidates
+        if unit == "sentence":
+            keys = [c.cid for c in sentences]
+        elif unit == "paragraph":
+            keys = [f"{c.article}#{c.paragraph}" for c in sentences]
+        else:
+            keys = [c.article for c in sentences]
+        index: dict[str, int] = {}
+        unit_of = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
+        contexts: dict[str, dict[int, str]] = {}
+        for c in sentences:
+            contexts.setdefault(c.article, {})[c.paragraph] = c.context
+        if unit == "sentence":
+            texts = [c.sentence for c in sentences]
+        elif unit == "paragraph":
+            texts = [contexts[title][int(p)] for title, _, p in (k.rpartition("#") for k in index)]
+        else:
+            texts = ["\n".join(contexts[title][p] for p in sorted(contexts[title])) for title in index]
+        gold_of = {q.qas_id: int(unit_of[g[0]]) for q, g in zip(english.questions, english.gold) if len(g)}
+        return cls(unit=unit, texts=tuple(texts), names=tuple(index), gold_of=gold_of)
+
+    def gold(self, qas_ids) -> np.ndarray:
+        """(n, 1) int64 gold unit per question, -1 where the qas_id has no English answer here."""
+        return np.array([[self.gold_of.get(q, -1)] for q in qas_ids], dtype=np.int64).reshape(-1, 1)
