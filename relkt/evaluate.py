@@ -18,9 +18,12 @@ import numpy as np
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli
 from relkt.cli_types import positive_int, writable_file
 from relkt.data.english_answer_units import UNITS, EnglishAnswerUnits
+from relkt.config.student_config import StudentDataSection
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.parallel_corpus import read_parallel_tsv
 from relkt.errors import ConfigError
 from relkt.io import atomic_write_json, atomic_write_npz
+from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.reports.tables import evaluation_table
@@ -44,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tokens per text for the encoder built here (muse, bert:, minilm; a hub: export keeps its own). "
                    "muse's default, 512 pieces, cuts most XQuAD articles: the article unit warns and counts them "
                    "(default: the encoder's)")
+    p.add_argument("--corpus-dir", default=None, help="also score translation retrieval (corpus/LANG/P@1, the corpus "
+                   "students' dev metric) on the held-out slice of each {lang}.tsv parallel corpus here (default: none)")
+    p.add_argument("--corpus-dev-pairs", type=positive_int, default=StudentDataSection.corpus_dev_pairs,
+                   help="pairs per language in that held-out slice: the same hash-chosen pairs a student with this "
+                   f"data.corpus_dev_pairs never trained on (default: {StudentDataSection.corpus_dev_pairs})")
     p.add_argument("--batch-size", type=positive_int, default=64, help="texts per encoding batch (default: 64)")
     p.add_argument("--output", type=writable_file, default=None,
                    help="write the results as JSON here (and per-question scores beside it, OUTPUT with "
@@ -90,12 +98,15 @@ def evaluate(args: argparse.Namespace) -> int:
     t1 = time.perf_counter()
     results = evaluator.compute(q, c)
     results.update({f"xx_en_{unit}": block for unit, block in unit_evaluator.compute(q, u).items()})
+    if args.corpus_dir:
+        results["corpus"] = corpus_bitext(args.corpus_dir, args.corpus_dev_pairs, pool.langs, quiet, args.batch_size)
     t2 = time.perf_counter()
     results["setup"] = {
         "encoder": spec, "split": args.split, "split_fractions": list(settings.split_fractions),
         "split_seed": settings.split_seed, "folds": settings.folds, "fold": settings.fold, "langs": pool.langs,
         "with_context": settings.with_context, "config": args.config, "max_length": getattr(encoder, "max_length", None),
         "xx_en_units": {unit: len(x.texts) for unit, x in units.items()},
+        "corpus_dir": args.corpus_dir, "corpus_dev_pairs": args.corpus_dev_pairs if args.corpus_dir else None,
         "encode_seconds": round(t1 - t0, 2), "score_seconds": round(t2 - t1, 2),
     }
     print(evaluation_table(results))
@@ -135,6 +146,16 @@ def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:
         if cut:
             log.warning("XX->EN %s unit: %d of %d English %ss are longer than max_length %d and are cut; "
                         "--max-length 8192 encodes them whole", unit, cut, len(u.texts), unit, max_length)
+
+
+def corpus_bitext(folder: str, dev_pairs: int, langs: Sequence[str], encoder, batch_size: int) -> dict:
+    """{lang: {"P@1", "n_pairs"}} on each pool language's held-out corpus slice (languages without a file: skipped)."""
+    dev = {lang: read_parallel_tsv(Path(folder) / f"{lang}.tsv", lang).split(dev_pairs)[1]
+           for lang in langs if lang != "en" and (Path(folder) / f"{lang}.tsv").exists()}
+    if not dev:
+        raise ConfigError(f"--corpus-dir {folder}: no {{lang}}.tsv for any of {', '.join(langs)}")
+    flat = CorpusBitextEvaluator(dev, batch_size)(encoder)
+    return {lang: {"P@1": flat[f"corpus/{lang}/P@1"], "n_pairs": len(dev[lang])} for lang in sorted(dev)}
 
 
 def per_question_path(output: str | Path) -> Path:

@@ -62,6 +62,26 @@ def test_max_length_reaches_the_encoder_and_cut_units_are_counted(tiny_data, tmp
     assert "expected units among article, paragraph, sentence" in capsys.readouterr().err
 
 
+def test_corpus_dir_scores_the_held_out_slice_a_student_never_trained_on(tiny_data, tmp_path, capsys):
+    """--corpus-dir: translation retrieval on the same hash-chosen held-out pairs as data.corpus_dev_pairs."""
+    from relkt.data.parallel_corpus import read_parallel_tsv
+    from relkt.encoders import build_encoder
+    from relkt.metrics import CorpusBitextEvaluator
+    from tests.test_train_student import write_corpus
+
+    write_corpus(tmp_path / "corpus", "de", 30)
+    out = tmp_path / "r.json"
+    base = ["--encoder", "ngram", "--data-dir", str(tiny_data), "--xx-en-unit", "none", "--no-progress"]
+    assert evaluate.main(base + ["--corpus-dir", str(tmp_path / "corpus"), "--corpus-dev-pairs", "6", "--output", str(out)]) == 0
+    assert "Held-out parallel text" in capsys.readouterr().out
+    corpus = json.loads(out.read_text())["corpus"]
+    held_out = read_parallel_tsv(tmp_path / "corpus" / "de.tsv", "de").split(6)[1]
+    expected = CorpusBitextEvaluator({"de": held_out})(build_encoder("ngram", trainable=False))["corpus/de/P@1"]
+    assert corpus == {"de": {"P@1": expected, "n_pairs": 6}}
+    assert evaluate.main(base + ["--corpus-dir", str(tmp_path)]) == 2
+    assert f"--corpus-dir {tmp_path}: no {{lang}}.tsv for any of de, en" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -4,11 +4,14 @@
 #   bash trainers/reproduce.sh quickstart_muse [SEED]  # configs/quickstart_muse*.yaml: the method at work, ~5 min; checked
 #                                                      # against the README's expected ranges (trainers/check_expected.py)
 #   bash trainers/reproduce.sh xquad_minilm      # configs/xquad_minilm_{teacher,student,student_*}.yaml (~7.5 h on 2 CPU cores)
+#   bash trainers/reproduce.sh xquad_muse_cpu [SEED]  # CL-ReLKT's XQuAD tables: 5-fold cross-validation (trainers/crossval.py)
+#                                                     # of configs/xquad_muse_cpu_*.yaml, cut to 2 CPU cores
+#   bash trainers/reproduce.sh xquad_muse [SEED]      # the same with the paper's settings (configs/xquad_muse_*.yaml)
 set -euo pipefail
 more_students=""
 grow_students=""   # configs whose finished 2-epoch run is copied and trained on to 4 epochs (README: "Four epochs")
 interpolate=no   # yes: also mix each student's last/ with the teacher (relkt.interpolate, alpha chosen on dev) and score it
-setup="${1:?usage: $0 quickstart|quickstart_muse|xquad_minilm|xquad_muse [SEED]}"
+setup="${1:?usage: $0 quickstart|quickstart_muse|xquad_minilm|xquad_muse|xquad_muse_cpu [SEED]}"
 seed="${2:-}"   # a seed other than the configs' own: run folders get a _seedN suffix
 expected=""
 case "$setup" in
@@ -19,8 +22,13 @@ case "$setup" in
                 more_students="configs/xquad_minilm_student_vocab.yaml configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_vocab.yaml configs/xquad_minilm_student_contrast_pieces.yaml configs/xquad_minilm_student_contrast_pieces_han.yaml"
                 grow_students="configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_pieces_han.yaml"
                 interpolate=yes ;;
-  xquad_muse) teacher=configs/xquad_muse_teacher.yaml; student=configs/xquad_muse_student.yaml; base=muse ;;
-  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, xquad_minilm, xquad_muse" >&2; exit 2 ;;
+  xquad_muse|xquad_muse_cpu)
+    # CL-ReLKT's XQuAD tables: 5-fold article cross-validation of teacher and student, every question scored once.
+    seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed" --set "data.split_seed=$seed")
+    out="runs/$setup${seed:+_seed$seed}/crossval"
+    exec python trainers/crossval.py --folds 5 --teacher-config "configs/${setup}_teacher.yaml" \
+      --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
+  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, xquad_minilm, xquad_muse, xquad_muse_cpu" >&2; exit 2 ;;
 esac
 out_of() { python -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['output_dir'])" "$1"; }
 t_out=$(out_of "$teacher"); s_out=$(out_of "$student")

@@ -49,6 +49,11 @@ def evaluation_table(results: dict) -> str:
                                                f"{100 * np.mean([v['P@10'] for v in results[u].values()]):>7.2f}" for u in units))
         if n_units:
             lines.append("candidates: " + ", ".join(f"{n} {u}s" for u, n in n_units.items()) + "; scores in %.")
+    if results.get("corpus"):
+        corpus = results["corpus"]
+        lines += ["", "Held-out parallel text: X sentence -> its English translation among the slice's (P@1, %)",
+                  "  ".join(f"{lang} {100 * v['P@1']:.2f}" for lang, v in corpus.items())
+                  + f"  | mean {100 * np.mean([v['P@1'] for v in corpus.values()]):.2f}"]
     return "\n".join(lines)
 
 
