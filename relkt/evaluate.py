@@ -17,8 +17,8 @@ import numpy as np
 
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli
 from relkt.cli_types import positive_int, writable_file
-from relkt.data.english_answer_units import UNITS, EnglishAnswerUnits
 from relkt.config.student_config import StudentDataSection
+from relkt.data.english_answer_units import UNITS, EnglishAnswerUnits
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import read_parallel_tsv
 from relkt.errors import ConfigError

@@ -224,3 +224,6 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
         pooled = json.loads((out / "teacher.json").read_text())
         assert np.isclose(pooled["xx_en_article"]["de"]["P@1"], z["xx_en_article_hit1"][z["lang"] == "de"].mean())
     assert "XX->EN (article) P@1 McNemar" in (out / "comparison.md").read_text()
+    table = (out / "paper_table.md").read_text()  # the paper's German row beside the pooled German questions
+    assert "| de | 73.1 / 79.8 / 83.2 | " in table and table.count("\n") == 4 and table.rstrip().endswith("| 60 |")
+    assert "teacher vs zero-shot (* < 0.05)" in table

@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import yaml
 
 from relkt import evaluate
+from relkt.analysis import mcnemar
 from relkt.config import StudentConfig, TeacherConfig, load_config
-from relkt.io import atomic_write_json, atomic_write_npz
+from relkt.io import atomic_write_json, atomic_write_npz, atomic_write_text
 
 MODELS = ("zero_shot", "teacher", "student")
 
@@ -133,6 +135,47 @@ def pool_results(paths: Sequence[Path], output: Path) -> dict:
     return results
 
 
+def paper_table(out: Path, paper_file: Path = Path(__file__).resolve().parent / "expected" / "cl_relkt_paper.yaml") -> str:
+    """Markdown: per language, CL-ReLKT's XQuAD P@1 (mUSE-small zero-shot / teacher / student) beside the pooled
+    article-level XX->EN P@1 of OUTPUT/{zero_shot,teacher,student}.json, McNemar's p of teacher vs zero-shot and of
+    student vs teacher, and the pooled LAReQA mAP (each fold's pool: its test articles, all languages)."""
+    paper = yaml.safe_load(paper_file.read_text())["xquad_p1"]
+    pq = {}
+    for m in MODELS:
+        with np.load(evaluate.per_question_path(out / f"{m}.json")) as z:
+            order = np.lexsort((z["qas_id"].astype(str), z["lang"].astype(str)))
+            pq[m] = {k: z[k][order] for k in ("qas_id", "lang", "AP", "xx_en_article_hit1")}
+    if any(not np.array_equal(pq[m]["qas_id"], pq["zero_shot"]["qas_id"]) for m in MODELS):
+        raise SystemExit(f"error: {out}: the pooled models do not hold the same questions")
+    langs = [x for x in paper["muse_small"] if x in set(pq["zero_shot"]["lang"].tolist())]
+    rows = []
+
+    def p1(m, sel):
+        return 100 * pq[m]["xx_en_article_hit1"][sel].mean()
+
+    def p_value(a, b, sel):
+        r = mcnemar(pq[a]["xx_en_article_hit1"][sel] > 0, pq[b]["xx_en_article_hit1"][sel] > 0)
+        direction = "up" if r["only_b"] > r["only_a"] else "down" if r["only_a"] > r["only_b"] else "level"
+        return f"{r['p_value']:.3f}{'*' if r['p_value'] < 0.05 else ''} ({direction})"
+
+    for lang in langs + ["all"]:
+        sel = pq["zero_shot"]["lang"] != "en" if lang == "all" else pq["zero_shot"]["lang"] == lang
+        sel &= np.isin(pq["zero_shot"]["lang"], langs)
+        paper_cells = " / ".join(f"{paper[k][lang]:.1f}" if lang != "all" else f"{np.mean([paper[k][x] for x in langs]):.1f}"
+                                 for k in ("muse_small", "muse_teacher", "muse_student"))
+        ours = " / ".join(f"{p1(m, sel):.1f}" for m in MODELS)
+        maps = " / ".join(f"{100 * np.nanmean(pq[m]['AP'][sel]):.2f}" for m in MODELS)
+        rows.append(f"| {lang if lang != 'all' else 'mean of ' + str(len(langs))} | {paper_cells} | {ours} | "
+                    f"{p_value('zero_shot', 'teacher', sel)} | {p_value('teacher', 'student', sel)} | {maps} | {int(sel.sum())} |")
+    head = ["| lang | paper P@1: zero-shot / teacher / student | relkt P@1: zero-shot / teacher / student | McNemar p, "
+            "teacher vs zero-shot (* < 0.05) | McNemar p, student vs teacher | LAReQA mAP: zero-shot / teacher / student | "
+            "questions |",
+            "|---|---|---|---|---|---|---|"]
+    text = "\n".join(head + rows) + "\n"
+    atomic_write_text(out / "paper_table.md", text)
+    return text
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.folds < 2:
@@ -154,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pooled = [str(out / f"{m}.json") for m in MODELS]
     rc = compare.main([*pooled, "--xx-en-unit", "article", "--output", str(out / "comparison.md")])
     rc = rc or compare.main([*pooled, "--against", "first", "--xx-en-unit", "article", "--output", str(out / "comparison_vs_zero_shot.md")])
+    if not rc and (Path(__file__).resolve().parent / "expected" / "cl_relkt_paper.yaml").exists():
+        print(paper_table(out))
     print(json.dumps({m: str(out / f"{m}.json") for m in MODELS}))
     return rc
 
