@@ -30,6 +30,10 @@ from relkt.reports.tables import evaluation_table
 
 log = logging.getLogger("relkt.evaluate")
 
+# mUSE has no position embeddings: its 512-piece default only caps training memory. Scoring reads whole texts, as
+# the TF Hub model does, so the paper's article unit is the whole article (XQuAD's longest: 1,852 pieces).
+MUSE_SCORING_MAX_LENGTH = 8192
+
 SPECS = "ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT_DIR | hub:HANDLE_OR_DIR | muse-hub | muse-large-hub"
 
 
@@ -44,9 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "of the whole data set (all articles, whichever split is scored): article (the paper's document), "
                    f"paragraph, sentence, or none (default: {','.join(UNITS)})")
     p.add_argument("--max-length", type=positive_int, default=None,
-                   help="tokens per text for the encoder built here (muse, bert:, minilm; a hub: export keeps its own). "
-                   "muse's default, 512 pieces, cuts most XQuAD articles: the article unit warns and counts them "
-                   "(default: the encoder's)")
+                   help="tokens per text for the encoder built here (muse, bert:, minilm; a hub: export keeps its own; "
+                   "texts cut are counted in a warning). Default: muse and muse:DIR "
+                   f"{MUSE_SCORING_MAX_LENGTH} (whole XQuAD articles), others the encoder's own")
     p.add_argument("--corpus-dir", default=None, help="also score translation retrieval (corpus/LANG/P@1, the corpus "
                    "students' dev metric) on the held-out slice of each {lang}.tsv parallel corpus here (default: none)")
     p.add_argument("--corpus-dev-pairs", type=positive_int, default=StudentDataSection.corpus_dev_pairs,
@@ -80,8 +84,9 @@ def evaluate(args: argparse.Namespace) -> int:
     pool = load_pool(args, settings)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
     units = english_units(settings, args.xx_en_unit)
-    options = {} if args.max_length is None else {"max_length": args.max_length}
     kind = spec.split(":", 1)[0]
+    max_length = args.max_length or (MUSE_SCORING_MAX_LENGTH if kind == "muse" else None)
+    options = {} if max_length is None else {"max_length": max_length}
     if options and kind in ("hub", "muse-hub", "muse-large-hub"):
         raise ConfigError(f"--max-length: {spec} is a hub export, whose tokenizer length was fixed when it was exported; "
                           "rebuild it as muse:DIR or bert:DIR to choose one")
@@ -137,15 +142,18 @@ def english_units(settings, units: Sequence[str]) -> dict[str, EnglishAnswerUnit
 
 
 def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:
-    """Log how many unit texts the encoder's max_length cuts (a cut article is scored on its first paragraphs)."""
-    max_length, lengths = getattr(encoder, "max_length", None), getattr(encoder, "length_keys", None)
-    if max_length is None or lengths is None:
+    """Log how many unit texts the encoder's max_length cuts (a cut article is scored on its first paragraphs):
+    a BERT reads at most 512 positions, and a hub export keeps the length it was exported with."""
+    from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: TensorFlow
+
+    max_length, tokenizer = max_length_of(encoder), tokenizer_of(encoder)
+    if max_length is None or tokenizer is None:
         return
     for unit, u in units.items():
-        cut = int(np.sum(lengths(list(u.texts)) > max_length - 2))
+        cut = round(audit_tokenizer(tokenizer, list(u.texts), max_length=max_length)["texts_cut"] * len(u.texts))
         if cut:
-            log.warning("XX->EN %s unit: %d of %d English %ss are longer than max_length %d and are cut; "
-                        "--max-length 8192 encodes them whole", unit, cut, len(u.texts), unit, max_length)
+            log.warning("XX->EN %s unit: %d of %d English %ss are longer than max_length %d and are cut (a muse "
+                        "export scores them whole as muse:DIR; a BERT cannot)", unit, cut, len(u.texts), unit, max_length)
 
 
 def corpus_bitext(folder: str, dev_pairs: int, langs: Sequence[str], encoder, batch_size: int) -> dict:

@@ -45,8 +45,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override for both stages "
                    "(e.g. data.split_seed=1)")
     p.add_argument("--smoke", action="store_true", help="shrink both stages (each trainer's --smoke)")
-    p.add_argument("--max-length", type=int, default=8192, help="tokens per text when scoring (whole XQuAD articles "
-                   "for the article unit; default: 8192)")
+    p.add_argument("--max-length", type=int, default=None, help="tokens per text when scoring (default: relkt.evaluate's: "
+                   "whole articles for muse, the encoder's own limit for BERT)")
     p.add_argument("--eval-langs", default=None, help="question/candidate languages scored (default: all)")
     return p.parse_args(argv)
 
@@ -86,7 +86,7 @@ def score(args: argparse.Namespace, spec: str, run_config: Path, output: Path) -
         print(f"kept {output}")
         return
     argv = ["--encoder", spec, "--config", str(run_config), "--split", "test", "--output", str(output), "--no-progress"]
-    if spec.split(":", 1)[0] in ("muse", "bert", "minilm"):  # a hub export keeps its length; ngram has none
+    if args.max_length and spec.split(":", 1)[0] in ("muse", "bert", "minilm"):  # a hub export keeps its length
         argv += ["--max-length", str(args.max_length)]
     if args.eval_langs:
         argv += ["--langs", args.eval_langs]
