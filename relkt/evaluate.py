@@ -49,8 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
                    f"paragraph, sentence, or none (default: {','.join(UNITS)})")
     p.add_argument("--max-length", type=positive_int, default=None,
                    help="tokens per text for the encoder built here (muse, bert:, minilm; a hub: export keeps its own; "
-                   "texts cut are counted in a warning). Default: muse and muse:DIR "
-                   f"{MUSE_SCORING_MAX_LENGTH} (whole XQuAD articles), others the encoder's own")
+                   "texts cut are counted in a warning; default: muse and muse:DIR "
+                   f"{MUSE_SCORING_MAX_LENGTH}, whole XQuAD articles, others the encoder's own)")
     p.add_argument("--corpus-dir", default=None, help="also score translation retrieval (corpus/LANG/P@1, the corpus "
                    "students' dev metric) on the held-out slice of each {lang}.tsv parallel corpus here (default: none)")
     p.add_argument("--corpus-dev-pairs", type=positive_int, default=StudentDataSection.corpus_dev_pairs,
