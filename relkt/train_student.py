@@ -18,8 +18,9 @@ import numpy as np
 
 from relkt.config import StudentConfig
 from relkt.data.parallel import corpus_examples, student_examples
-from relkt.data.selection import student_pool
+from relkt.data.selection import load_split, student_pool
 from relkt.encoders import build_encoder, weights_digest
+from relkt.encoders.language_rows import language_rows
 from relkt.encoders.projected_encoder import ProjectedEncoder
 from relkt.encoders.registry import extend_encoder_vocabulary, token_table
 from relkt.errors import ConfigError
@@ -28,6 +29,7 @@ from relkt.metrics import CorpusBitextEvaluator
 from relkt.training.distributed_loop import fit
 from relkt.training.pair_model import PairModel
 from relkt.training.row_scaled_adam import RowScaledAdam
+from relkt.training.row_subset_adam import RowSubsetAdam
 from relkt.training.run_harness import HarnessCallback
 from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
 from relkt.training.teacher_targets import teacher_targets
@@ -79,7 +81,11 @@ class StudentTrainer(Stage):
         c, v = self.config, self.config.student.extend_vocab
         spec = c.student.spec or c.teacher.spec
         student = build_encoder(spec, trainable=True, **(c.student.options or c.teacher.options))
-        self.vocab_extension = None
+        self.vocab_extension, self.language_rows = None, None
+        if (v.enabled or c.student.language_rows.langs) and getattr(student, "freeze_token_embedding", False):
+            raise ConfigError("student.extend_vocab / student.language_rows train token rows, but the student's token "
+                              "table is frozen (freeze_token_embedding in student.options, or teacher.options when "
+                              "student.options is empty): set student.options.freeze_token_embedding: false")
         if v.enabled:
             if spec.startswith(("hub:", "muse")) and getattr(student, "metadata", {}).get("kind") == "bert":
                 raise ConfigError(f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
@@ -91,12 +97,44 @@ class StudentTrainer(Stage):
             except ConfigError as e:
                 raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None
             log.info("vocabulary extension: %s", {k: x for k, x in self.vocab_extension.summary().items() if k != "split_pattern"})
-        return ProjectedEncoder(student, self.teacher.dim) if student.dim != self.teacher.dim else student
+        if student.dim != self.teacher.dim:
+            if c.student.language_rows.langs:
+                raise ConfigError(f"student.language_rows keeps every weight but token rows, so the student ({spec}, "
+                                  f"dim {student.dim}) must have the teacher's size ({self.teacher.dim})")
+            return ProjectedEncoder(student, self.teacher.dim)
+        self.language_rows = self._language_rows(student) if c.student.language_rows.langs else None
+        return student
+
+    def _language_rows(self, student) -> np.ndarray:
+        """Choose the rows of `student.language_rows` and freeze every other variable (the optimizer checks)."""
+        c, section = self.config, self.config.student.language_rows
+        langs, ex = set(section.langs), self.examples
+        missing = sorted(langs - set(ex.lang))
+        if missing:
+            raise ConfigError(f"student.language_rows.langs: no training example in {', '.join(missing)} "
+                              f"(the student's languages: {', '.join(sorted(set(ex.lang)))})")
+        own = sorted({t for i, lang in enumerate(ex.lang) if lang in langs for t in (ex.q_target[i], ex.d_student[i]) if t})
+        train = load_split(c.data, "train")
+        other = sorted({q.text for q in train.questions if q.lang not in langs}
+                       | {x.sentence for x in train.candidates if x.lang not in langs} | set(ex.q_source))
+        table = token_table(student)
+        rows = language_rows(student, own, other, section.max_other_count)
+        added = int(np.sum(rows >= self.vocab_extension.first_id)) if self.vocab_extension else 0
+        for variable in student.trainable_variables:
+            if variable.path != table.path:
+                variable.trainable = False
+        log.info("language rows: %d of %d token rows train (%s; %d of them added by vocabulary extension); the rest is "
+                 "frozen", len(rows), table.shape[0], ", ".join(sorted(langs)), added)
+        return rows
 
     def _optimizer(self):
         """Adam; with vocabulary extension and a new-rows multiplier, Adam whose steps on the new embedding
         rows are that many times larger (the rows start untrained, the rest is fine-tuned)."""
         lr, mult = self.config.schedule.learning_rate, self.config.student.extend_vocab.new_rows_lr_multiplier
+        if self.language_rows is not None:  # only those rows move; added ones at the new-rows multiple
+            first = self.vocab_extension.first_id if self.vocab_extension else np.inf
+            return RowSubsetAdam(lr, token_table(self.student).path, self.language_rows.tolist(),
+                                 [mult if r >= first else 1.0 for r in self.language_rows])
         if self.vocab_extension is None or mult == 1.0:
             return keras.optimizers.Adam(lr)
         return RowScaledAdam(lr, row_scales={token_table(self.student).path: (self.vocab_extension.first_id, mult)})
@@ -140,6 +178,8 @@ class StudentTrainer(Stage):
         if weights_digest(self.teacher) != self.teacher_digest:
             raise RuntimeError("the teacher's weights changed during student training")
         extra = {"vocab_extension": self.vocab_extension.summary()} if self.vocab_extension else {}
+        if self.language_rows is not None:
+            extra["language_rows"] = {"langs": sorted(self.config.student.language_rows.langs), "rows": len(self.language_rows)}
         corpus = sum(not x for x in self.examples.has_document())
         return {"stage": "student", "examples": len(self.examples), "corpus_pairs": corpus, "teacher_unchanged": True,
                 "teacher_digest": self.teacher_digest, **extra}

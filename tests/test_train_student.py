@@ -314,3 +314,62 @@ def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_pat
     # The same 58 examples (the draw and the held-out slice are fixed by seed and text), one more epoch of them.
     assert grown["examples"] == first["examples"] == 58 and grown["epochs_completed"] == 2
     assert grown["steps"] == 2 * first["steps"] == 2 * 15
+
+
+def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bit_identical(tmp_path):
+    """student.language_rows on a muse student: only rows the Thai texts read and no other training text does (at
+    max_other_count 1), pieces vocabulary extension added among them, may move; the network and every other row stay the
+    teacher's, so English and German embed exactly as before, while Thai moves."""
+    from tests.conftest import make_synthetic_lareqa
+    from tests.encoders.tiny_muse import tiny_muse_encoder
+
+    from relkt.encoders.muse_encoder import MuseEncoder
+    from relkt.training.row_subset_adam import RowSubsetAdam
+
+    data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "de", "th"))
+    teacher = export_encoder(tiny_muse_encoder(), tmp_path / "teacher")
+    cfg = student_config(tmp_path, data, teacher, **{
+        "teacher.spec": f"muse:{teacher}",
+        "student": {"extend_vocab": {"enabled": True, "init": "unk"}, "language_rows": {"langs": ["th"], "max_other_count": 1}},
+        "data.student_langs": ["de", "th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1,
+        "schedule.learning_rate": 0.05})
+    trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    student, rows, first = trainer.student, trainer.language_rows, trainer.vocab_extension.first_id
+    assert isinstance(student, MuseEncoder) and isinstance(trainer.optimizer, RowSubsetAdam)
+    assert [v.path for v in student.trainable_variables] == [student.token_embedding.embeddings.path]
+    assert len(rows[rows >= first]) and len(rows[rows < first])  # added Thai characters and base Thai pieces
+    before = {v.path: v.numpy().copy() for v in student.weights}
+    ex = trainer.examples
+    texts = {lang: sorted({ex.q_target[i] for i, x in enumerate(ex.lang) if x == lang}) for lang in ("de", "th")}
+    texts["en"] = sorted(set(ex.q_source))
+    start = {lang: student.encode(t) for lang, t in texts.items()}
+    trainer.run()
+
+    table = student.token_embedding.embeddings.numpy()
+    frozen = np.setdiff1d(np.arange(len(table)), rows)
+    np.testing.assert_array_equal(table[frozen], before[student.token_embedding.embeddings.path][frozen])
+    assert np.abs(table[rows] - before[student.token_embedding.embeddings.path][rows]).max() > 1e-3
+    for v in student.weights:
+        if v.path != student.token_embedding.embeddings.path:
+            np.testing.assert_array_equal(v.numpy(), before[v.path], err_msg=v.path)
+    for lang in ("en", "de"):  # their rows are all frozen: the same embeddings to the bit
+        np.testing.assert_array_equal(student.encode(texts[lang]), start[lang])
+    assert np.abs(student.encode(texts["th"]) - start["th"]).max() > 1e-3
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["language_rows"] == {"langs": ["th"], "rows": len(rows)}
+
+
+def test_language_rows_need_training_text_in_their_languages_and_a_trainable_table(synthetic_data, tmp_path):
+    from tests.encoders.tiny_muse import tiny_muse_encoder
+
+    from relkt.errors import ConfigError
+
+    teacher = export_encoder(tiny_muse_encoder(freeze_token_embedding=True), tmp_path / "teacher")
+    cfg = student_config(tmp_path, synthetic_data, teacher, **{
+        "teacher.spec": f"muse:{teacher}", "student.language_rows.langs": ["el"]})
+    with pytest.raises(ConfigError, match="no training example in el"):
+        train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    frozen = student_config(tmp_path, synthetic_data, teacher, **{
+        "teacher.spec": f"muse:{teacher}", "student.language_rows.langs": ["de"],
+        "student.options": {"freeze_token_embedding": True}})
+    with pytest.raises(ConfigError, match="token table is frozen"):
+        train_student.StudentTrainer(load_config(StudentConfig, frozen))

@@ -95,9 +95,30 @@ class VocabExtensionSection:
 
 
 @dataclass
+class LanguageRowsSection:
+    """Teach new languages through their own token rows only (relkt.encoders.language_rows): the student moves the
+    token-table rows that the `langs` training texts read and the other languages' training texts read fewer than
+    `max_other_count` times (plus every row vocabulary extension adds); every other weight stays the teacher's, so
+    the languages the base model reads keep their embeddings, to within those rare rows."""
+
+    # Languages taught through their own token rows, everything else frozen (RowSubsetAdam); [] = off: the whole
+    # student trains. Needs a trainable token table and student texts in these languages.
+    langs: list[str] = field(default_factory=list)
+    # A row the other languages' training texts (and the English sources) read this many times stays frozen; 1 = only
+    # rows no other text reads (the others' embeddings then stay bit-identical).
+    max_other_count: int = 20
+
+    def validate(self) -> None:
+        if self.max_other_count < 1:
+            raise ConfigError(f"student.language_rows.max_other_count must be >= 1 (1 = rows only these languages read), "
+                              f"got {self.max_other_count}")
+
+
+@dataclass
 class StudentEncoderSection(EncoderSection):
     spec: str = ""  # "" = a copy of the teacher
     extend_vocab: VocabExtensionSection = field(default_factory=VocabExtensionSection)
+    language_rows: LanguageRowsSection = field(default_factory=LanguageRowsSection)
 
 
 @dataclass

@@ -138,13 +138,16 @@ class MuseEncoder(SentenceEncoder):
     @classmethod
     def from_export(cls, path: str | Path, **kwargs) -> "MuseEncoder":
         """Rebuild a trainable MuseEncoder from a relkt export of one (`muse:RUN/best`): the architecture from
-        relkt.json, the tokenizer from the sp.model beside it, the weights by name from the SavedModel."""
+        relkt.json, the tokenizer from the sp.model beside it, the weights by name from the SavedModel. The token
+        table is trainable unless `freeze_token_embedding=True` is passed again."""
         path = Path(path)
         meta, tokenizer = read_export(path, f"muse:{path}", cls.kind, "sentencepiece")
         config = meta.get("config")
         if not config:
             raise EncoderError(f"muse:{path}: relkt.json records no architecture (config); not a relkt muse export")
-        config = {**config, **kwargs}
+        # A frozen table is how that run trained, not part of the architecture: a student rebuilt from a teacher
+        # trained with it frozen must not inherit it silently (its new vocabulary rows would never move).
+        config = {**{k: v for k, v in config.items() if k != "freeze_token_embedding"}, **kwargs}
         encoder = cls(tokenizer, **config)
         encoder.build()
         within = lambda name: name.split(":")[0].partition("/")[2]  # noqa: E731  (the path below the model's name)

@@ -104,6 +104,11 @@ def test_export_is_hub_loadable_and_muse_dir_rebuilds_it_trainable(tmp_path):
     np.testing.assert_allclose(again.encode(TEXTS), expected, atol=1e-6)
     # Options override what the export recorded (e.g. freezing the table for stage 2).
     assert not build_encoder(f"muse:{out}", freeze_token_embedding=True).token_embedding.trainable
+    # A teacher trained with its table frozen exports a table a student may train: the flag is not inherited.
+    frozen = export_encoder(tiny_muse_encoder(freeze_token_embedding=True), tmp_path / "frozen_teacher")
+    student = build_encoder(f"muse:{frozen}")
+    assert not student.freeze_token_embedding and student.token_embedding.trainable
+    assert len(student.trainable_weights) == len(enc.trainable_weights)
 
 
 def test_muse_dir_refuses_other_exports_and_a_missing_wheel_names_the_pip_command(tmp_path, monkeypatch):

@@ -1,0 +1,76 @@
+"""Adam that moves chosen rows of one embedding table and nothing else, touching only the rows a batch reads."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from relkt.errors import ConfigError
+
+
+@keras.saving.register_keras_serializable(package="relkt")
+class RowSubsetAdam(keras.optimizers.Adam):
+    """Adam on rows `rows` of the variable at `table_path`, row `rows[i]` stepping `scales[i]` times the learning
+    rate; every other row stays where it is. The model must hand it that one variable: `build` refuses any other
+    trainable variable, so "the rest is frozen" is checked, not assumed.
+
+    Why: a student that learns a new language through its own token rows (`student.language_rows`,
+    relkt.encoders.language_rows) leaves every other weight, and so every language the base model reads, as it was.
+    The table's gradient holds the rows a batch reads (128k x 512 floats for mUSE, a few hundred of them used), so
+    the update is sparse too: Adam's moments and a row move only at steps whose batch reads it ("lazy" Adam, as
+    TF1's LazyAdamOptimizer), and a step costs what the batch reads, not the whole table.
+    """
+
+    def __init__(self, learning_rate=0.001, table_path: str = "", rows: Sequence[int] = (),
+                 scales: Sequence[float] | float = 1.0, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.table_path, self.rows = str(table_path), [int(r) for r in rows]
+        self.scales = [float(scales)] * len(self.rows) if np.isscalar(scales) else [float(s) for s in scales]
+        if not self.table_path or not self.rows:
+            raise ConfigError("RowSubsetAdam needs a table_path and at least one row to train")
+        if len(self.scales) != len(self.rows) or min(self.scales) <= 0 or min(self.rows) < 0:
+            raise ConfigError(f"RowSubsetAdam: {len(self.rows)} rows need as many scales > 0 and rows >= 0")
+        if len(set(self.rows)) != len(self.rows):
+            raise ConfigError("RowSubsetAdam: rows must be distinct")
+        self._factor = None
+
+    def build(self, variables):
+        others = [v.path for v in variables if v.path != self.table_path]
+        if others or len(variables) != 1:
+            raise ConfigError(f"RowSubsetAdam trains only {self.table_path!r}; freeze the other variables first "
+                              f"(trainable: {', '.join(v.path for v in variables) or 'none'})")
+        height = int(variables[0].shape[0])
+        if max(self.rows) >= height:
+            raise ConfigError(f"RowSubsetAdam: row {max(self.rows)} is outside {self.table_path!r} ({height} rows)")
+        factor = np.zeros(height, np.float32)
+        factor[self.rows] = self.scales
+        self._factor = factor  # numpy: build may run inside a traced step, so each trace makes its own constant
+        super().build(variables)
+
+    def update_step(self, gradient, variable, learning_rate):
+        index = self._get_variable_index(variable)
+        if isinstance(gradient, tf.IndexedSlices):  # rows a batch read, possibly repeated: sum them once each
+            ids, position = tf.unique(tf.cast(gradient.indices, tf.int32))
+            values = tf.math.unsorted_segment_sum(gradient.values, position, tf.shape(ids)[0])
+        else:  # a dense gradient (e.g. under a strategy that densifies): its chosen rows
+            ids = tf.constant(self.rows, tf.int32)
+            values = tf.gather(gradient, ids)
+        factor = tf.gather(tf.constant(self._factor), ids)
+        keep = factor > 0
+        ids, values, factor = tf.boolean_mask(ids, keep), tf.boolean_mask(values, keep), tf.boolean_mask(factor, keep)
+        values = tf.cast(values, variable.dtype)
+        step = tf.cast(self.iterations + 1, variable.dtype)
+        lr = tf.cast(learning_rate, variable.dtype) * tf.sqrt(1 - self.beta_2 ** step) / (1 - self.beta_1 ** step)
+        m, v = self._momentums[index], self._velocities[index]
+        m_rows = tf.gather(m, ids) * self.beta_1 + values * (1 - self.beta_1)
+        v_rows = tf.gather(v, ids) * self.beta_2 + tf.square(values) * (1 - self.beta_2)
+        self.assign(m, tf.IndexedSlices(m_rows, ids))
+        self.assign(v, tf.IndexedSlices(v_rows, ids))
+        move = lr * factor[:, None] * m_rows / (tf.sqrt(v_rows) + self.epsilon)
+        self.assign_sub(variable, tf.IndexedSlices(move, ids))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "table_path": self.table_path, "rows": list(self.rows), "scales": list(self.scales)}

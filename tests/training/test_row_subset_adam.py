@@ -1,0 +1,61 @@
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from relkt.errors import ConfigError
+from relkt.training.row_subset_adam import RowSubsetAdam
+
+
+def test_only_chosen_rows_move_each_at_its_scale():
+    table = keras.Variable(np.zeros((6, 2), "float32"), name="table")
+    # A sparse gradient as an embedding lookup gives it: row 2 read twice (its slices add up), rows 1, 2, 5.
+    g = tf.IndexedSlices(tf.constant([[1.0, -2.0], [0.5, 0.5], [0.5, 0.5], [-3.0, 1.0]]), tf.constant([1, 2, 2, 5]),
+                         tf.constant([6, 2]))
+    RowSubsetAdam(0.1, table.path, rows=[2, 5, 4], scales=[1.0, 3.0, 1.0]).apply([g], [table])
+    # Adam's first step is lr * g / (|g| + eps) ~ 0.1 * sign(g), subtracted. Row 1 has a gradient but is not chosen;
+    # row 4 is chosen but unread; row 2's summed gradient is (1, 1); row 5 takes three steps' worth.
+    expected = np.zeros((6, 2), "float32")
+    expected[2] = [-0.1, -0.1]
+    expected[5] = [0.3, -0.3]
+    np.testing.assert_allclose(table.numpy(), expected, rtol=1e-5)
+
+
+def test_matches_adam_on_the_chosen_rows_over_several_steps():
+    """Steps whose batches read every chosen row: lazy Adam on those rows is Adam."""
+    rng = np.random.default_rng(0)
+    subset = keras.Variable(np.ones((5, 3), "float32"), name="table")
+    plain = keras.Variable(np.ones((2, 3), "float32"), name="plain")
+    ours, adam = RowSubsetAdam(0.05, subset.path, rows=[1, 3]), keras.optimizers.Adam(0.05)
+    for _ in range(4):
+        g = rng.normal(size=(2, 3)).astype("float32")
+        ours.apply([tf.IndexedSlices(tf.constant(g), tf.constant([1, 3]), tf.constant([5, 3]))], [subset])
+        adam.apply([tf.constant(g)], [plain])
+    np.testing.assert_allclose(subset.numpy()[[1, 3]], plain.numpy(), rtol=1e-5)
+    np.testing.assert_array_equal(subset.numpy()[[0, 2, 4]], 1.0)
+
+
+def test_dense_gradient_moves_only_the_chosen_rows():
+    table = keras.Variable(np.zeros((4, 2), "float32"), name="table")
+    RowSubsetAdam(0.1, table.path, rows=[0, 3]).apply([tf.fill([4, 2], 2.0)], [table])
+    np.testing.assert_allclose(table.numpy()[:, 0], [-0.1, 0.0, 0.0, -0.1], rtol=1e-5)
+
+
+def test_refuses_a_variable_that_is_not_the_table():
+    table, other = keras.Variable(np.zeros((4, 2), "float32"), name="table"), keras.Variable(np.zeros(2, "float32"), name="w")
+    with pytest.raises(ConfigError, match="freeze the other variables"):
+        RowSubsetAdam(0.1, table.path, rows=[0]).build([table, other])
+    with pytest.raises(ConfigError, match="outside"):
+        RowSubsetAdam(0.1, table.path, rows=[7]).build([table])
+
+
+def test_bad_settings_fail_at_once_and_the_config_round_trips():
+    with pytest.raises(ConfigError, match="as many scales"):
+        RowSubsetAdam(0.1, "t", rows=[0, 1], scales=[1.0])
+    with pytest.raises(ConfigError, match="distinct"):
+        RowSubsetAdam(0.1, "t", rows=[1, 1])
+    with pytest.raises(ConfigError, match="at least one row"):
+        RowSubsetAdam(0.1, "t", rows=[])
+    config = RowSubsetAdam(0.1, "t", rows=[3, 1], scales=[2.0, 1.0]).get_config()
+    again = RowSubsetAdam.from_config(config)
+    assert (again.table_path, again.rows, again.scales) == ("t", [3, 1], [2.0, 1.0])
