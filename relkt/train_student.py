@@ -82,10 +82,12 @@ class StudentTrainer(Stage):
         spec = c.student.spec or c.teacher.spec
         student = build_encoder(spec, trainable=True, **(c.student.options or c.teacher.options))
         self.vocab_extension, self.language_rows = None, None
-        if (v.enabled or c.student.language_rows.langs) and getattr(student, "freeze_token_embedding", False):
-            raise ConfigError("student.extend_vocab / student.language_rows train token rows, but the student's token "
-                              "table is frozen (freeze_token_embedding in student.options, or teacher.options when "
-                              "student.options is empty): set student.options.freeze_token_embedding: false")
+        frozen = getattr(student, "freeze_token_embedding", False)
+        if frozen and (c.student.language_rows.langs or (v.enabled and v.new_rows_lr_multiplier != 1.0)):
+            raise ConfigError("student.language_rows / student.extend_vocab.new_rows_lr_multiplier train token rows, but "
+                              "the student's token table is frozen (freeze_token_embedding in student.options, or "
+                              "teacher.options when student.options is empty): set student.options.freeze_token_embedding: "
+                              "false, or drop those settings (new pieces then stay at their `init` rows)")
         if v.enabled:
             if spec.startswith(("hub:", "muse")) and getattr(student, "metadata", {}).get("kind") == "bert":
                 raise ConfigError(f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
@@ -96,7 +98,8 @@ class StudentTrainer(Stage):
                     student, texts, v.min_count, v.init, v.split_scripts, seed=c.seed, pieces=v.pieces)
             except ConfigError as e:
                 raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None
-            log.info("vocabulary extension: %s", {k: x for k, x in self.vocab_extension.summary().items() if k != "split_pattern"})
+            log.info("vocabulary extension: %s%s", {k: x for k, x in self.vocab_extension.summary().items() if k != "split_pattern"},
+                     "; the token table is frozen: the new pieces stay at their init rows" if frozen else "")
         if student.dim != self.teacher.dim:
             if c.student.language_rows.langs:
                 raise ConfigError(f"student.language_rows keeps every weight but token rows, so the student ({spec}, "

@@ -368,8 +368,8 @@ def test_language_rows_need_training_text_in_their_languages_and_a_trainable_tab
         "teacher.spec": f"muse:{teacher}", "student.language_rows.langs": ["el"]})
     with pytest.raises(ConfigError, match="no training example in el"):
         train_student.StudentTrainer(load_config(StudentConfig, cfg))
-    frozen = student_config(tmp_path, synthetic_data, teacher, **{
-        "teacher.spec": f"muse:{teacher}", "student.language_rows.langs": ["de"],
-        "student.options": {"freeze_token_embedding": True}})
-    with pytest.raises(ConfigError, match="token table is frozen"):
-        train_student.StudentTrainer(load_config(StudentConfig, frozen))
+    for setting in ({"language_rows": {"langs": ["de"]}}, {"extend_vocab": {"enabled": True, "new_rows_lr_multiplier": 5.0}}):
+        frozen = student_config(tmp_path, synthetic_data, teacher, **{
+            "teacher.spec": f"muse:{teacher}", "student": {"options": {"freeze_token_embedding": True}, **setting}})
+        with pytest.raises(ConfigError, match="token table is frozen"):
+            train_student.StudentTrainer(load_config(StudentConfig, frozen))
