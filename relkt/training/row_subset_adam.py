@@ -65,8 +65,9 @@ class RowSubsetAdam(keras.optimizers.Adam):
         step = tf.cast(self.iterations + 1, variable.dtype)
         lr = tf.cast(learning_rate, variable.dtype) * tf.sqrt(1 - self.beta_2 ** step) / (1 - self.beta_1 ** step)
         m, v = self._momentums[index], self._velocities[index]
-        m_rows = tf.gather(m, ids) * self.beta_1 + values * (1 - self.beta_1)
-        v_rows = tf.gather(v, ids) * self.beta_2 + tf.square(values) * (1 - self.beta_2)
+        # Gather from the backing tf.Variables (a sparse read): gathering from the Keras variables reads them whole.
+        m_rows = tf.gather(m.value, ids) * self.beta_1 + values * (1 - self.beta_1)
+        v_rows = tf.gather(v.value, ids) * self.beta_2 + tf.square(values) * (1 - self.beta_2)
         self.assign(m, tf.IndexedSlices(m_rows, ids))
         self.assign(v, tf.IndexedSlices(v_rows, ids))
         move = lr * factor[:, None] * m_rows / (tf.sqrt(v_rows) + self.epsilon)
