@@ -132,7 +132,8 @@ class StudentTrainer(Stage):
 
     def _optimizer(self):
         """Adam; with vocabulary extension and a new-rows multiplier, Adam whose steps on the new embedding
-        rows are that many times larger (the rows start untrained, the rest is fine-tuned)."""
+        rows are that many times larger (the rows start untrained, the rest is fine-tuned); with language rows,
+        Adam on those rows alone (RowSubsetAdam), the new ones among them at the multiplier."""
         lr, mult = self.config.schedule.learning_rate, self.config.student.extend_vocab.new_rows_lr_multiplier
         if self.language_rows is not None:  # only those rows move; added ones at the new-rows multiple
             first = self.vocab_extension.first_id if self.vocab_extension else np.inf
