@@ -95,7 +95,8 @@ class StudentTrainer(Stage):
             texts = sorted(set(self.language_texts) | set(self.examples.q_target) | set(self.examples.d_student))
             try:
                 student, self.vocab_extension = extend_encoder_vocabulary(
-                    student, texts, v.min_count, v.init, v.split_scripts, seed=c.seed, pieces=v.pieces)
+                    student, texts, v.min_count, v.init, v.split_scripts, seed=c.seed, pieces=v.pieces,
+                    piece_scripts=v.piece_scripts)
             except ConfigError as e:
                 raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None
             log.info("vocabulary extension: %s%s", {k: x for k, x in self.vocab_extension.summary().items() if k != "split_pattern"},

@@ -73,13 +73,19 @@ class VocabExtensionSection:
 
     enabled: bool = False  # grow the student's vocabulary with what its training texts need
     min_count: int = 1  # a piece must be needed this many times in the training texts
-    init: Literal["random", "mean", "unk"] = "random"  # new rows: mean row + noise of the old rows' spread, mean row, [UNK]'s row
+    # New rows: mean row + noise of the old rows' spread, mean row, [UNK]'s row, or (muse only) the mean of the base
+    # rows that spell the new piece (`compose`: a learned Greek piece starts where its letters were).
+    init: Literal["random", "mean", "unk", "compose"] = "random"
     # Scripts cut by the extended tokenizer's own split (Unicode script names); add "Han" to cut Chinese into
     # learned pieces (with `pieces`) instead of keras-hub's one ideograph per token.
     split_scripts: list[str] = field(default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"])
     # Multi-character pieces BPE learns for those scripts (relkt.encoders.vocab_extension.learn_script_pieces);
     # 0 = single characters. A Thai character is a letter: pieces carry more meaning and shorten Thai text ~3x.
     pieces: int = 0
+    # muse only: also keep the learned pieces (`pieces` > 0) that hold a character of these Unicode scripts, though
+    # the base reads them; e.g. [Greek], which mUSE spells letter by letter (4.9 pieces a word). Such text then
+    # reads new rows from step 0 (start them with init: compose).
+    piece_scripts: list[str] = field(default_factory=list)
     # The new rows' learning rate as a multiple of schedule.learning_rate (relkt.training.row_scaled_adam): at a
     # fine-tuning rate (5e-5) Adam moves a row at most ~0.03 in an epoch of 572 steps, half of MiniLM's
     # per-dimension embedding spread (0.055), so untrained rows hardly learn without it.
@@ -90,6 +96,9 @@ class VocabExtensionSection:
             raise ConfigError(f"student.extend_vocab.min_count must be >= 1, got {self.min_count}")
         if self.pieces < 0:
             raise ConfigError(f"student.extend_vocab.pieces must be >= 0 (0 = single characters), got {self.pieces}")
+        if self.piece_scripts and self.pieces <= 0:
+            raise ConfigError(f"student.extend_vocab.piece_scripts={self.piece_scripts} keeps learned pieces: set "
+                              f"student.extend_vocab.pieces > 0")
         if self.new_rows_lr_multiplier <= 0:
             raise ConfigError(f"student.extend_vocab.new_rows_lr_multiplier must be > 0, got {self.new_rows_lr_multiplier}")
 

@@ -12,7 +12,7 @@ from relkt.encoders.muse_encoder import MuseEncoder
 from relkt.encoders.ngram_encoder import NgramEncoder
 from relkt.encoders.sentencepiece_extension import extend_sentencepiece_vocabulary
 from relkt.encoders.vocab_extension import NO_SPACE_SCRIPTS, VocabExtension, extend_vocabulary
-from relkt.errors import EncoderError
+from relkt.errors import ConfigError, EncoderError
 
 ENCODER_KINDS = ("ngram", "bert:PATH", "minilm", "muse", "muse:DIR", "hub:HANDLE", "muse-hub", "muse-large-hub")
 
@@ -53,12 +53,16 @@ def build_encoder(spec: str, trainable: bool = True, **options):
 
 def extend_encoder_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
                               split_scripts: Sequence[str] = NO_SPACE_SCRIPTS, seed: int = 0,
-                              pieces: int = 0) -> tuple[object, VocabExtension]:
+                              pieces: int = 0, piece_scripts: Sequence[str] = ()) -> tuple[object, VocabExtension]:
     """A copy of `encoder` whose vocabulary reads `texts`: new sentencepiece pieces for a `muse` encoder
     (`extend_sentencepiece_vocabulary`), new WordPiece tokens for a `bert:` one (`extend_vocabulary`);
     deterministic given the texts and seed, so a resumed run rebuilds the same vocabulary."""
     if isinstance(encoder, MuseEncoder):
-        return extend_sentencepiece_vocabulary(encoder, texts, min_count, init, seed=seed, pieces=pieces)
+        return extend_sentencepiece_vocabulary(encoder, texts, min_count, init, seed=seed, pieces=pieces,
+                                               piece_scripts=piece_scripts)
+    if piece_scripts:
+        raise ConfigError(f"extend_vocab.piece_scripts={list(piece_scripts)} is for `muse` students; a BERT student's "
+                          f"extra scripts go in split_scripts")
     return extend_vocabulary(encoder, texts, min_count, init, split_scripts, seed=seed, pieces=pieces)
 
 

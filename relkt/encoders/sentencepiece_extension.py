@@ -6,9 +6,12 @@ distillation cannot teach a language through one unknown id. The sentencepiece m
   that only occurs inside longer pieces (`partial`) becomes a piece of its own, scored as sentencepiece scores an
   unknown character (lowest score - 10), so it takes exactly the place an `<unk>` took;
 - with `pieces` > 0, a unigram model learned on the training texts adds its pieces that hold an unreadable
-  character (learned scores), so a Hindi word is a few rows instead of a row per letter.
+  character (learned scores), so a Hindi word is a few rows instead of a row per letter;
+- with `piece_scripts` (e.g. Greek, which mUSE reads but spells letter by letter, 4.9 pieces a word), also the
+  learned pieces that hold a character of those scripts: text in them gets word-sized rows of its own.
 A piece holding an unreadable character cannot match text the base could read, and the single characters score
-as unknowns, so text without unknown characters keeps its ids. New ids follow the base's (128,000 on), their rows
+as unknowns, so text without unknown characters keeps its ids; `piece_scripts` gives up that guarantee for text
+holding those scripts only. New ids follow the base's (128,000 on), their rows
 follow the table's (128,010 on: mUSE's last 10 rows are reached by no piece and stay where they are).
 """
 
@@ -21,16 +24,21 @@ from typing import Sequence
 
 import numpy as np
 import sentencepiece as spm
+import tensorflow as tf
 from sentencepiece import sentencepiece_model_pb2
 
 from relkt.encoders.muse_encoder import MuseEncoder
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
+from relkt.encoders.script_split_tokenizer import script_pattern
 from relkt.encoders.vocab_extension import INIT_CHOICES, VocabExtension
 from relkt.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
 UNKNOWN_PENALTY = 10.0  # sentencepiece's unigram model scores an unknown character min_score - 10
+# `compose`: a new piece starts as the mean of the base rows its text is spelled with (an unreadable character:
+# `<unk>`'s row, so single characters start as `unk` does).
+MUSE_INIT_CHOICES = INIT_CHOICES + ("compose",)
 
 
 def _model(proto: bytes):
@@ -77,14 +85,40 @@ def learn_pieces(proto: bytes, texts: Sequence[str], num_pieces: int) -> list[tu
     return [(p.piece, p.score) for p in learned.pieces if p.type == p.NORMAL and len(p.piece) > 1]
 
 
+def in_scripts(pieces: Sequence[str], scripts: Sequence[str]) -> np.ndarray:
+    """Whether each piece holds a character of one of `scripts` (Unicode script names, as RE2 spells them)."""
+    if not scripts or not pieces:
+        return np.zeros(len(pieces), bool)
+    try:
+        return tf.strings.regex_full_match(list(pieces), f".*(?:{script_pattern(scripts)}).*").numpy()
+    except tf.errors.InvalidArgumentError:
+        raise ConfigError(f"student.extend_vocab.piece_scripts={list(scripts)}: not all Unicode script names RE2 "
+                          f"knows (e.g. Greek, Devanagari, Cyrillic)") from None
+
+
+def composed_rows(proto: bytes, pieces: Sequence[str], table: np.ndarray) -> np.ndarray:
+    """Per piece, the mean of the base rows that spell its text (the base's own segmentation of the piece alone,
+    `▁` as a word start); a base id is its row, `<unk>` included."""
+    model = _model(proto)
+    model.normalizer_spec.add_dummy_prefix = False
+    model.normalizer_spec.remove_extra_whitespaces = False
+    processor = spm.SentencePieceProcessor(model_proto=model.SerializeToString())
+    ids = processor.encode([p.replace("▁", " ") for p in pieces])
+    return np.stack([table[i].mean(axis=0) for i in ids]) if pieces else table[:0]
+
+
 def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
-                                    seed: int = 0, pieces: int = 0):
+                                    seed: int = 0, pieces: int = 0, piece_scripts: Sequence[str] = ()):
     """A copy of the MuseEncoder `encoder` whose vocabulary reads `texts` without `<unk>`; returns
     (encoder, VocabExtension). `min_count` drops characters seen fewer times; `pieces` > 0 learns a unigram
-    model of that size and keeps its pieces that hold an unreadable character. New rows start as in
-    `relkt.encoders.vocab_extension.extend_vocabulary` (`random`: mean row + noise of the rows' spread)."""
-    if init not in INIT_CHOICES:
-        raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(INIT_CHOICES)}")
+    model of that size and keeps its pieces that hold an unreadable character or one of `piece_scripts`. New
+    rows start as in `relkt.encoders.vocab_extension.extend_vocabulary` (`random`: mean row + noise of the rows'
+    spread) or, with `compose`, as the mean of the base rows that spell them."""
+    if init not in MUSE_INIT_CHOICES:
+        raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(MUSE_INIT_CHOICES)}")
+    if piece_scripts and pieces <= 0:
+        raise ConfigError(f"student.extend_vocab.piece_scripts={list(piece_scripts)} keeps learned pieces: set "
+                          f"student.extend_vocab.pieces > 0")
     if encoder.added_pieces_start:
         raise ConfigError("this muse encoder's vocabulary was extended already; extend the base (teacher) once")
     proto = bytes(encoder.tokenizer.proto)
@@ -98,10 +132,12 @@ def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: in
     lowest = min(p.score for p in model.pieces if p.type == p.NORMAL)
     new: list[tuple[str, float]] = [(c, lowest - UNKNOWN_PENALTY) for c in unreadable + partial]
     learned = 0
-    if pieces > 0 and unreadable:
+    if pieces > 0 and (unreadable or piece_scripts):
         blocked = set(unreadable)
-        for piece, score in learn_pieces(proto, texts, pieces):
-            if piece not in known and any(c in blocked for c in piece):
+        candidates = [(p, score) for p, score in learn_pieces(proto, texts, pieces) if p not in known]
+        scripted = in_scripts([p for p, _ in candidates], piece_scripts)
+        for (piece, score), script in zip(candidates, scripted):
+            if script or any(c in blocked for c in piece):
                 new.append((piece, score))
                 learned += 1
     first_piece = len(model.pieces)
@@ -112,6 +148,8 @@ def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: in
     table = encoder.token_embedding.embeddings.numpy()
     if init == "unk":
         rows = np.repeat(table[encoder.unk_id][None], len(new), axis=0)
+    elif init == "compose":
+        rows = composed_rows(proto, [p for p, _ in new], table)
     else:
         rows = np.repeat(table.mean(axis=0)[None], len(new), axis=0)
         if init == "random":

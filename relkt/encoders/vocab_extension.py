@@ -147,7 +147,7 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
             f"muse one (muse, muse:DIR), got a {type(encoder).__name__}: a hub: SavedModel keeps its vocabulary inside "
             "its graph, where it cannot grow")
     if init not in INIT_CHOICES:
-        raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(INIT_CHOICES)}")
+        raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(INIT_CHOICES)} (compose: muse only)")
     old = encoder.tokenizer
     pattern = script_pattern(split_scripts)
     settings = dict(lowercase=old.lowercase, strip_accents=old.strip_accents, split=old.split,

@@ -65,7 +65,8 @@ def test_every_shipped_config_loads():
     [
         ("student.extend_vocab.pieces=-1", "student.extend_vocab.pieces must be >= 0 (0 = single characters), got -1"),
         ("student.extend_vocab.min_count=0", "student.extend_vocab.min_count must be >= 1, got 0"),
-        ("student.extend_vocab.init=zeros", "valid: random, mean, unk"),
+        ("student.extend_vocab.init=zeros", "valid: random, mean, unk, compose"),
+        ("student.extend_vocab.piece_scripts=[Greek]", "keeps learned pieces: set student.extend_vocab.pieces > 0"),
     ],
 )
 def test_invalid_student_vocabulary_options_fail_at_once(override, message):

@@ -81,3 +81,38 @@ def test_min_count_drops_rare_characters():
     # GREEK repeats each sentence 5 times: "ψ" (only in the first) occurs 5 times, "γ" far more.
     ext, info = extend_sentencepiece_vocabulary(tiny_muse_encoder(), GREEK, min_count=6)
     assert "γ" in info.tokens and "ψ" not in info.tokens
+
+
+def test_piece_scripts_give_a_script_the_base_spells_word_pieces_that_start_at_their_spelling():
+    base = tiny_muse_encoder()
+    thai = [line for i, line in enumerate(READABLE) if i % 4 == 2]  # training_lines cycles en, de, th, zh
+    other = [line for i, line in enumerate(READABLE) if i % 4 != 2]
+    # The base reads all of it, so without piece_scripts nothing is learned or added.
+    plain, info = extend_sentencepiece_vocabulary(base, READABLE, pieces=60)
+    assert info.tokens == [] and ids_of(plain, READABLE) == ids_of(base, READABLE)
+
+    ext, info = extend_sentencepiece_vocabulary(base, READABLE, init="compose", pieces=60, piece_scripts=["Thai"])
+    assert info.learned_pieces == len(info.tokens) > 0
+    assert all(any("\u0e00" <= c <= "\u0e7f" for c in t) for t in info.tokens)  # each holds a Thai character
+    assert ids_of(ext, other) == ids_of(base, other)  # text without Thai keeps its ids
+    new_ids = {i for row in ids_of(ext, thai) for i in row if i >= ext.added_pieces_start}
+    assert new_ids and sum(map(len, ids_of(ext, thai))) < sum(map(len, ids_of(base, thai)))
+    # compose: a new word piece "▁w" starts as the mean of the base rows the base spells the word "w" with.
+    old, new = base.token_embedding.embeddings.numpy(), ext.token_embedding.embeddings.numpy()
+    words = [(k, t) for k, t in enumerate(info.tokens) if t.startswith("\u2581") and len(t) > 2]
+    assert words
+    for k, token in words:
+        spelling = ids_of(base, [token[1:]])[0][1:-1]  # without <s> and </s>
+        np.testing.assert_allclose(new[len(old) + k], old[spelling].mean(axis=0), rtol=1e-6, atol=1e-7)
+
+
+def test_compose_starts_an_unreadable_character_at_unk_and_bad_piece_scripts_are_refused():
+    base = tiny_muse_encoder()
+    ext, info = extend_sentencepiece_vocabulary(base, GREEK, init="compose")
+    old = base.token_embedding.embeddings.numpy()
+    np.testing.assert_array_equal(ext.token_embedding.embeddings.numpy()[len(old):],
+                                  np.repeat(old[base.unk_id][None], len(info.tokens), axis=0))
+    with pytest.raises(ConfigError, match="pieces > 0"):
+        extend_sentencepiece_vocabulary(base, READABLE, piece_scripts=["Thai"])
+    with pytest.raises(ConfigError, match="script names"):
+        extend_sentencepiece_vocabulary(base, READABLE, pieces=60, piece_scripts=["Klingonish"])

@@ -9,6 +9,7 @@ from tests.encoders.tiny_bert import VOCAB, tiny_bert
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
+from relkt.encoders.registry import extend_encoder_vocabulary
 from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer, script_pattern
 from relkt.encoders.vocab_extension import extend_vocabulary, learn_script_pieces, missing_pieces
 from relkt.errors import ConfigError
@@ -179,3 +180,10 @@ def test_pieces_keep_their_characters_and_han_can_be_cut_into_words(tmp_path):
     rebuilt = build_encoder(f"bert:{export}")
     assert pieces(rebuilt, "北京大学在中国") == ["北京", "大学", "在", "中国"]
     np.testing.assert_allclose(build_encoder(f"hub:{export}", trainable=False).encode(chinese[:3]), by_word.encode(chinese[:3]), atol=1e-5)
+
+
+def test_piece_scripts_and_compose_are_refused_for_a_bert_student():
+    with pytest.raises(ConfigError, match="for `muse` students"):
+        extend_encoder_vocabulary(tiny_bert(), ["γάτα"], pieces=5, piece_scripts=["Greek"])
+    with pytest.raises(ConfigError, match="compose: muse only"):
+        extend_encoder_vocabulary(tiny_bert(), ["γάτα"], init="compose")
