@@ -14,6 +14,7 @@ from relkt import train_student
 from relkt.config import StudentConfig, load_config
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
+from relkt.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,7 +96,6 @@ def test_killed_student_run_resumes_and_matches(synthetic_data, teacher_dir, tmp
 def test_finished_run_trains_on_when_epochs_grow(synthetic_data, teacher_dir, tmp_path):
     """1 epoch, then `--set distill.epochs=2` on the same (moved) folder: the same weights as a run
     started with 2 epochs (epoch e's order depends only on (seed, e)); fewer epochs are refused."""
-    from relkt.errors import ConfigError
 
     one = student_config(tmp_path / "a", synthetic_data, teacher_dir, **{"distill.epochs": 1})
     assert train_student.main(["--config", str(one)]) == 0
@@ -270,6 +270,12 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     assert student.vocabulary_size == base.vocabulary_size + len(ext.tokens)
     assert trainer.teacher.vocabulary_size == base.vocabulary_size  # the teacher keeps its vocabulary
     assert isinstance(trainer.optimizer, RowScaledAdam)
+    # extend_vocab.piece_scripts reaches the extension (a script name RE2 does not know is refused there).
+    cfg = student_config(tmp_path / "scripts", data, teacher, **{
+        "teacher.spec": f"muse:{teacher}", "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1",
+        "student": {"extend_vocab": {"enabled": True, "pieces": 20, "piece_scripts": ["Klingonish"]}}})
+    with pytest.raises(ConfigError, match="student.extend_vocab .*not all Unicode script names"):
+        train_student.StudentTrainer(load_config(StudentConfig, cfg))
 
 
 def write_corpus(folder, lang: str, n: int):

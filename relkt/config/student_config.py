@@ -79,8 +79,10 @@ class VocabExtensionSection:
     # Scripts cut by the extended tokenizer's own split (Unicode script names); add "Han" to cut Chinese into
     # learned pieces (with `pieces`) instead of keras-hub's one ideograph per token.
     split_scripts: list[str] = field(default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"])
-    # Multi-character pieces BPE learns for those scripts (relkt.encoders.vocab_extension.learn_script_pieces);
-    # 0 = single characters. A Thai character is a letter: pieces carry more meaning and shorten Thai text ~3x.
+    # Multi-character pieces to learn; 0 = single characters. bert: BPE pieces of the split_scripts
+    # (relkt.encoders.vocab_extension.learn_script_pieces; a Thai character is a letter: pieces carry more meaning and
+    # shorten Thai text ~3x). muse: a unigram model of this size, whose pieces holding an unreadable character (or one
+    # of piece_scripts) are added.
     pieces: int = 0
     # muse only: also keep the learned pieces (`pieces` > 0) that hold a character of these Unicode scripts, though
     # the base reads them; e.g. [Greek], which mUSE spells letter by letter (4.9 pieces a word). Such text then
