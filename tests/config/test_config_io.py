@@ -58,6 +58,13 @@ def test_every_shipped_config_loads():
     for path in configs:
         assert path.read_text().startswith("#"), f"{path} should say at its top the command that runs it"
         load_config(TeacherConfig, path)
+    from relkt.config import StudentConfig
+
+    students = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*student*.yaml"))
+    assert len(students) >= 3
+    for path in students:
+        assert path.read_text().startswith("#"), f"{path} should say at its top the command that runs it"
+        load_config(StudentConfig, path)
 
 
 @pytest.mark.parametrize(
