@@ -85,7 +85,7 @@ class VocabExtensionSection:
     # of piece_scripts) are added.
     pieces: int = 0
     # muse only: also keep the learned pieces (`pieces` > 0) that hold a character of these Unicode scripts, though
-    # the base reads them; e.g. [Greek], which mUSE spells letter by letter (4.9 pieces a word). Such text then
+    # the base reads them; e.g. [Greek], which mUSE spells letter by letter (~5 pieces a word). Such text then
     # reads new rows from step 0 (start them with init: compose).
     piece_scripts: list[str] = field(default_factory=list)
     # The new rows' learning rate as a multiple of schedule.learning_rate (relkt.training.row_scaled_adam): at a

@@ -7,7 +7,7 @@ distillation cannot teach a language through one unknown id. The sentencepiece m
   unknown character (lowest score - 10), so it takes exactly the place an `<unk>` took;
 - with `pieces` > 0, a unigram model learned on the training texts adds its pieces that hold an unreadable
   character (learned scores), so a Hindi word is a few rows instead of a row per letter;
-- with `piece_scripts` (e.g. Greek, which mUSE reads but spells letter by letter, 4.9 pieces a word), also the
+- with `piece_scripts` (e.g. Greek, which mUSE reads but spells letter by letter, ~5 pieces a word), also the
   learned pieces that hold a character of those scripts: text in them gets word-sized rows of its own.
 A piece holding an unreadable character cannot match text the base could read, and the single characters score
 as unknowns, so text without unknown characters keeps its ids; `piece_scripts` gives up that guarantee for text
@@ -104,7 +104,8 @@ def composed_rows(proto: bytes, pieces: Sequence[str], table: np.ndarray) -> np.
     model.normalizer_spec.remove_extra_whitespaces = False
     processor = spm.SentencePieceProcessor(model_proto=model.SerializeToString())
     ids = processor.encode([p.replace("▁", " ") for p in pieces])
-    return np.stack([table[i].mean(axis=0) for i in ids]) if pieces else table[:0]
+    unk = processor.unk_id()  # a piece the normalizer would erase entirely (none seen) starts as `<unk>`
+    return np.stack([table[i or [unk]].mean(axis=0) for i in ids]) if pieces else table[:0]
 
 
 def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
