@@ -90,3 +90,28 @@ def test_smoke_shrinks_but_an_explicit_set_wins(synthetic_data, tmp_path):
 
     config = with_overrides(load_config(TeacherConfig, None, ["smoke=true"]).apply_smoke(), ["triplet.batch_size=12"])
     assert config.smoke and config.triplet.batch_size == 12 and config.eval.every_steps <= 5
+
+
+def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another_teacher(synthetic_data, tmp_path,
+                                                                                         capsys):
+    from relkt import train_student
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+    from tests.test_train_student import student_config
+
+    teacher = tmp_path / "teacher"
+    export_encoder(NgramEncoder(dim=8, num_buckets=64), teacher)
+    cfg = student_config(tmp_path, synthetic_data, teacher, **{"schedule.max_steps": 3})
+    assert train_student.main(["--config", str(cfg)]) == 0
+    moved = tmp_path / "moved_teacher"
+    shutil.copytree(teacher, moved)
+    # The same weights at another path: the run is the same run (finished, so nothing trains).
+    assert train_student.main(["--config", str(cfg), "--set", f"teacher.spec=hub:{moved}"]) == 0
+    # Other weights at that path: refused, naming the teacher.
+    shutil.rmtree(moved)
+    export_encoder(NgramEncoder(dim=8, num_buckets=64, seed=7), moved)
+    assert train_student.main(["--config", str(cfg), "--set", f"teacher.spec=hub:{moved}"]) == 2
+    assert "was trained on other inputs (teacher: weights" in capsys.readouterr().err
+    # Another kind of encoder is another setting, whatever its weights.
+    assert train_student.main(["--config", str(cfg), "--set", f"teacher.spec=bert:{teacher}"]) == 2
+    assert "holds a run with other settings (teacher.spec)" in capsys.readouterr().err

@@ -73,6 +73,35 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
     return replace_dir(tmp, path)
 
 
+def link_export(source: str | Path, path: str | Path, training: dict[str, Any]) -> Path:
+    """`path` as a second export of the model in `source`, its files hard links (no disk space), with
+    `relkt.json`'s training record replaced; atomically, like `export_encoder`.
+
+    For a run's `last/` when training ended at its best step: the weights are `best/`'s. Exports are never written
+    in place (always swapped in), so a later `best/` leaves these links intact. OSError where the filesystem
+    cannot hard-link (the caller exports instead)."""
+    source, path = Path(source), Path(path)
+    tmp = path.parent / f".{path.name}.writing-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for file in sorted(source.rglob("*")):
+            target = tmp / file.relative_to(source)
+            if file.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+            elif file.name != METADATA_FILE or file.parent != source:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.link(file, target)
+        metadata = {**read_metadata(source), "training": training,
+                    "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+        tmp.mkdir(parents=True, exist_ok=True)
+        (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+        fsync_tree(tmp)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return replace_dir(tmp, path)
+
+
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The `relkt.json` of an export ({} for SavedModels relkt did not write)."""
     file = Path(path).expanduser() / METADATA_FILE

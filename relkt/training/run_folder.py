@@ -21,6 +21,9 @@ from relkt.training.run_lock import RunLock
 
 # A moved run folder still resumes; `verbose` changes no result.
 IGNORED_ON_RESUME = {"verbose", "output_dir"}
+# Settings naming a model whose weights `fingerprints.json` records: another path to the same weights (a moved or
+# copied teacher) resumes, provided the kind before ':' is the same; other weights are refused by the fingerprints.
+CHECKED_BY_FINGERPRINT = {"teacher.spec"}
 # Epoch counts may grow on resume: training a finished run further (the same run, as if it had been
 # started with the larger count: the data order of epoch e depends only on (seed, e)). They may not shrink.
 # (A teacher grows its online epochs only: more BM25 epochs would re-label epochs already trained.)
@@ -39,10 +42,23 @@ def _grows(before: Any, now: Any) -> bool:
     return isinstance(before, int) and isinstance(now, int) and now > before
 
 
+def _same_kind(before: Any, now: Any) -> bool:
+    return isinstance(before, str) and isinstance(now, str) and before.partition(":")[0] == now.partition(":")[0]
+
+
+def _changed_on_resume(key: str, before: Any, now: Any) -> bool:
+    if key in IGNORED_ON_RESUME or before == now:
+        return False
+    if key in GROWABLE_ON_RESUME and _grows(before, now):
+        return False
+    return not (key in CHECKED_BY_FINGERPRINT and _same_kind(before, now))
+
+
 def prepare_output_dir(config: Any) -> Path:
     """Create the run folder and write config.yaml; a run that has trained (a checkpoint exists) must have the same
     config (re-running the same command resumes it; a changed setting needs a new output_dir), except that
-    its epoch counts may grow (`--set distill.epochs=4` trains a finished 2-epoch run two epochs more)."""
+    its epoch counts may grow (`--set distill.epochs=4` trains a finished 2-epoch run two epochs more) and its
+    teacher may be named by another path (its weights are checked by `check_fingerprints`)."""
     out = Path(config.output_dir)
     saved = out / "config.yaml"
     # Until a checkpoint exists nothing was trained: a corrected config (after a late error) simply replaces it.
@@ -50,8 +66,7 @@ def prepare_output_dir(config: Any) -> Path:
         before = _flatten(yaml.safe_load(saved.read_text()) or {})
         now = _flatten(to_dict(config))
         # Keys the saved run lacks are options added by a later relkt: not a change of settings.
-        changed = sorted(k for k in before if k not in IGNORED_ON_RESUME and before.get(k) != now.get(k)
-                         and not (k in GROWABLE_ON_RESUME and _grows(before.get(k), now.get(k))))
+        changed = sorted(k for k in before if _changed_on_resume(k, before.get(k), now.get(k)))
         if changed:
             raise ConfigError(
                 f"{out} holds a run with other settings ({', '.join(changed[:6])}); re-run with the same "

@@ -1,4 +1,7 @@
+import json
+
 import keras
+import numpy as np
 import pytest
 
 from relkt.config.sections import ScheduleSection
@@ -79,3 +82,50 @@ def test_a_non_finite_loss_stops_before_anything_is_saved(tmp_path):
     h.encoder.weights[0].assign(h.encoder.weights[0].numpy() * float("nan"))
     with pytest.raises(NonFiniteError, match="ngram_embedding.* holds NaN or inf"):
         h.check_finite_weights()
+
+
+def finished_run(tmp_path, dev_scores):
+    """A run evaluated once per step with `dev_scores`, then finished; its folder."""
+    h = trained_harness(tmp_path)
+    scores = iter(dev_scores)
+    h.evaluate_fn = lambda: {"m": next(scores)}
+    for step in range(1, len(dev_scores) + 1):
+        h.encoder.weights[0].assign(np.roll(h.encoder.weights[0].numpy(), 1, axis=-1))  # each step changes the model
+        h.state.global_step = step
+        h.evaluate()
+        h.save_checkpoint()
+    h.finish({})
+    return h
+
+
+def embed_export(path, texts):
+    from relkt.encoders.registry import build_encoder
+
+    return build_encoder(f"hub:{path}").embed(texts)
+
+
+def test_a_run_ending_at_its_best_step_links_last_to_best_and_drops_the_spare_checkpoint(tmp_path):
+    h = finished_run(tmp_path, [0.1, 0.3])  # step 2, the last, is the best
+    best, last = tmp_path / "best", tmp_path / "last"
+    variables = sorted(p.relative_to(best) for p in best.rglob("*") if p.is_file() and p.name != "relkt.json")
+    assert variables and all((best / v).stat().st_ino == (last / v).stat().st_ino for v in variables)
+    assert json.loads((last / "relkt.json").read_text())["training"]["step"] == 2
+    assert not (tmp_path / "checkpoint.prev").exists() and (tmp_path / "checkpoint").exists()
+    texts = ["a question", "an answer"]
+    np.testing.assert_allclose(embed_export(last, texts), h.encoder.embed(texts), rtol=1e-6)
+    # A later best/ (a run trained on) is swapped in, never written in place: last/ keeps its model.
+    h.encoder.weights[0].assign(np.roll(h.encoder.weights[0].numpy(), 1, axis=-1))
+    h.state.global_step = 3
+    h.evaluate_fn = lambda: {"m": 0.9}
+    h.evaluate()
+    assert not np.allclose(embed_export(best, texts), embed_export(last, texts))
+
+
+def test_a_run_ending_past_its_best_step_exports_last_in_full(tmp_path):
+    h = finished_run(tmp_path, [0.3, 0.1])  # best at step 1, training ended at step 2
+    best, last = tmp_path / "best", tmp_path / "last"
+    assert (best / "saved_model.pb").stat().st_ino != (last / "saved_model.pb").stat().st_ino
+    texts = ["a question"]
+    np.testing.assert_allclose(embed_export(last, texts), h.encoder.embed(texts), rtol=1e-6)
+    assert not np.allclose(embed_export(best, texts), embed_export(last, texts))
+    assert json.loads((best / "relkt.json").read_text())["training"]["step"] == 1
