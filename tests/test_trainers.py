@@ -1,5 +1,6 @@
 """The recipes in trainers/ run end to end on tiny data."""
 
+import hashlib
 import importlib.util
 import json
 from pathlib import Path
@@ -227,3 +228,12 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
     table = (out / "paper_table.md").read_text()  # the paper's German row beside the pooled German questions
     assert "| de | 73.1 / 79.8 / 83.2 | " in table and table.count("\n") == 4 and table.rstrip().endswith("| 60 |")
     assert "teacher vs zero-shot (* < 0.05)" in table
+    # A new best/ in fold 0's student (as training it on would export): its score is redone, the others kept.
+    best = out / "fold0" / "student" / "best" / "relkt.json"
+    best.write_text(best.read_text().replace('"training"', '"exported_again": true, "training"', 1))
+    assert crossval.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert f"rescoring {out / 'fold0' / 'student.json'}" in printed and f"kept {out / 'fold1' / 'student.json'}" in printed
+    assert f"kept {out / 'fold0' / 'teacher.json'}" in printed
+    assert json.loads((out / "fold0" / "student.json").read_text())["setup"]["export"] == \
+        hashlib.sha256(best.read_bytes()).hexdigest()

@@ -10,12 +10,14 @@ resumable run folders; the zero-shot base, the teacher and the student are score
 (OUTPUT/fold{k}/{zero_shot,teacher,student}.json). Then the folds' per-question scores are pooled into
 OUTPUT/{zero_shot,teacher,student}.json (+ .per_question.npz) and compared (OUTPUT/comparison.md: paired bootstrap on
 LAReQA mAP, McNemar on XX->EN article P@1). Killed, the same command resumes: finished runs and scores are kept, an
-unfinished run resumes at its last checkpoint.
+unfinished run resumes at its last checkpoint. A student config asking for more epochs trains the finished students
+on, and a fold whose `best/` changed is scored again (each score records the export it scored).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -80,11 +82,24 @@ def fold_commands(args: argparse.Namespace, fold: int) -> tuple[list[str], list[
     return teacher, student, out
 
 
+def export_identity(spec: str) -> str | None:
+    """sha256 of the `relkt.json` of the export `spec` names (every export writes a new one: its time and training
+    step); None for a base model (`muse`, `minilm`)."""
+    path = spec.partition(":")[2]
+    metadata = Path(path) / "relkt.json" if path else None
+    return hashlib.sha256(metadata.read_bytes()).hexdigest() if metadata and metadata.exists() else None
+
+
 def score(args: argparse.Namespace, spec: str, run_config: Path, output: Path) -> None:
-    """relkt.evaluate on the fold's test articles (the run's split, from its config.yaml); kept if already written."""
+    """relkt.evaluate on the fold's test articles (the run's split, from its config.yaml). A score already written is
+    kept while the export it scored is the one there now (a run trained on to more epochs may have a new `best/`;
+    its score is then redone, never reported stale)."""
+    identity = export_identity(spec)
     if output.exists():
-        print(f"kept {output}")
-        return
+        if json.loads(output.read_text()).get("setup", {}).get("export") == identity:
+            print(f"kept {output}")
+            return
+        print(f"rescoring {output}: {spec} is not the export it scored")
     argv = ["--encoder", spec, "--config", str(run_config), "--split", "test", "--output", str(output), "--no-progress"]
     if args.max_length and spec.split(":", 1)[0] in ("muse", "bert", "minilm"):  # a hub export keeps its length
         argv += ["--max-length", str(args.max_length)]
@@ -92,6 +107,9 @@ def score(args: argparse.Namespace, spec: str, run_config: Path, output: Path) -
         argv += ["--langs", args.eval_langs]
     if rc := evaluate.main(argv):
         raise SystemExit(rc)
+    result = json.loads(output.read_text())
+    result.setdefault("setup", {})["export"] = identity
+    atomic_write_json(output, result)
 
 
 def run_fold(args: argparse.Namespace, fold: int) -> None:
