@@ -115,3 +115,27 @@ def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another
     # Another kind of encoder is another setting, whatever its weights.
     assert train_student.main(["--config", str(cfg), "--set", f"teacher.spec=bert:{teacher}"]) == 2
     assert "holds a run with other settings (teacher.spec)" in capsys.readouterr().err
+
+
+def test_a_run_copied_with_hard_links_trains_on_without_writing_into_the_original(synthetic_data, tmp_path):
+    """`cp -al done copy` then more epochs in `copy` (the 4-epoch students were grown this way): every file the
+    original holds keeps its bytes."""
+    import os
+
+    from relkt import train_student
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+    from tests.test_train_student import student_config
+
+    teacher = tmp_path / "teacher"
+    export_encoder(NgramEncoder(dim=8, num_buckets=64), teacher)
+    cfg = student_config(tmp_path, synthetic_data, teacher, **{"distill.epochs": 1})
+    assert train_student.main(["--config", str(cfg)]) == 0
+    done, copy = tmp_path / "run", tmp_path / "copy"
+    shutil.copytree(done, copy, copy_function=os.link)
+    before = {p: p.read_bytes() for p in done.rglob("*") if p.is_file()}
+    assert (copy / "train.log").stat().st_ino == (done / "train.log").stat().st_ino
+    assert train_student.main(["--config", str(cfg), "--set", f"output_dir={copy}", "--set", "distill.epochs=2"]) == 0
+    assert json.loads((copy / "summary.json").read_text())["epochs_completed"] == 2
+    assert {p: p.read_bytes() for p in done.rglob("*") if p.is_file()} == before
+    assert "training on to 2" in (copy / "train.log").read_text() and "training on to 2" not in (done / "train.log").read_text()

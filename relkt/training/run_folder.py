@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -137,10 +138,28 @@ def writes_run_folder(config: Any) -> bool:
                                            and "chief" not in cluster)
 
 
+# The files of a run folder written in place (appended, locked, redrawn); everything else is swapped in whole.
+IN_PLACE_FILES = ("train.log", "curves.png", ".lock")
+
+
+def unshare_in_place_files(out: Path) -> None:
+    """Give a run folder copied with hard links (`cp -al`, to train a copy on) its own copies of the files written in
+    place, so training the copy never writes into the original; the swapped-in ones (checkpoints, exports, JSON)
+    already part ways on their next write."""
+    for name in IN_PLACE_FILES:
+        path = Path(out) / name
+        if path.is_file() and path.stat().st_nlink > 1:
+            private = path.with_name(f".{name}.unshared")
+            shutil.copy2(path, private)
+            os.replace(private, path)
+
+
 def run_trainer(trainer_cls, config) -> dict:
     """Lock the run folder (one writer; what an interrupted run left is cleaned up), check and write its config,
     log into it, run `trainer_cls(config)`; the precision policy is reset after."""
 
+    if writes_run_folder(config):
+        unshare_in_place_files(Path(config.output_dir))
     lock = RunLock(config.output_dir) if writes_run_folder(config) else None
     try:
         if lock is not None:
