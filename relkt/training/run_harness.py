@@ -15,7 +15,7 @@ import keras
 import numpy as np
 
 from relkt.encoders.export import export_encoder, link_export
-from relkt.errors import NonFiniteError
+from relkt.errors import CheckpointError, NonFiniteError
 from relkt.io import atomic_write_json
 from relkt.reports import plots
 from relkt.training.checkpoint import Checkpointer, RunState
@@ -96,7 +96,16 @@ class RunHarness:
             v.assign(arrays[f"w{i}"])
         if not self.optimizer.built:
             self.optimizer.build(self.encoder.trainable_variables)
-        for i, v in enumerate(self.optimizer.variables):
+        variables = self.optimizer.variables
+        n_o = sum(k.startswith("o") for k in arrays)
+        if n_o < len(variables) and state.get("global_step") == 0:
+            # Saved before the optimizer was built (the step-0 evaluation of `eval.at_start`): it held only its
+            # counters, and a freshly built optimizer is exactly its state.
+            variables = variables[:n_o]
+        elif n_o != len(variables):
+            raise CheckpointError(f"{ckpt}: checkpoint has {n_o} optimizer variables, the optimizer {len(variables)}: "
+                                  "not the same optimizer; start a new output_dir")
+        for i, v in enumerate(variables):
             v.assign(arrays[f"o{i}"])
         self.state = RunState(**state)
         self.schedule.load_state(self.state.policy)

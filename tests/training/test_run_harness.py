@@ -129,3 +129,33 @@ def test_a_run_ending_past_its_best_step_exports_last_in_full(tmp_path):
     np.testing.assert_allclose(embed_export(last, texts), h.encoder.embed(texts), rtol=1e-6)
     assert not np.allclose(embed_export(best, texts), embed_export(last, texts))
     assert json.loads((best / "relkt.json").read_text())["training"]["step"] == 1
+
+
+def test_a_checkpoint_written_before_the_optimizer_was_built_resumes(tmp_path):
+    """`eval.at_start` checkpoints step 0 before the first step builds the optimizer; a run killed before its next
+    checkpoint (a full disk at the first best/ export did it) resumes from there with a fresh optimizer."""
+    from relkt.encoders.ngram_encoder import NgramEncoder
+
+    def unbuilt():
+        enc = NgramEncoder(dim=4, num_buckets=16)
+        enc.embed(["x"])
+        return RunHarness(tmp_path, encoder=enc, optimizer=keras.optimizers.Adam(0.1), evaluate=lambda: {"m": 0.5},
+                          primary_metric="m", eval_every=10_000, schedule=ScheduleSection(learning_rate=0.1),
+                          training_info={}, checkpoint_every=10_000, eval_at_start=True)
+
+    h = unbuilt()
+    h.evaluate_at_start()
+    assert not h.optimizer.built and (tmp_path / "checkpoint").exists()
+    again = unbuilt()
+    again.restore()
+    assert again.state.global_step == 0 and len(again.state.history) == 1 and again.optimizer.built
+    assert [v.path.split("/")[-1] for v in again.optimizer.variables[:2]] == ["iteration", "learning_rate"]
+    assert all(not np.any(v.numpy()) for v in again.optimizer.variables[2:])  # Adam's moments: fresh zeros
+    # A checkpoint past step 0 that lacks optimizer state is another optimizer: refused, not half-restored.
+    again.state.global_step = 4
+    again.optimizer = keras.optimizers.Adam(0.1)
+    again.save_checkpoint()
+    from relkt.errors import CheckpointError
+
+    with pytest.raises(CheckpointError, match="optimizer variables"):
+        unbuilt().restore()
