@@ -158,9 +158,10 @@ def run_trainer(trainer_cls, config) -> dict:
     """Lock the run folder (one writer; what an interrupted run left is cleaned up), check and write its config,
     log into it, run `trainer_cls(config)`; the precision policy is reset after."""
 
-    if writes_run_folder(config):
+    writer = writes_run_folder(config)
+    if writer:
         unshare_in_place_files(Path(config.output_dir))
-    lock = RunLock(config.output_dir) if writes_run_folder(config) else None
+    lock = RunLock(config.output_dir) if writer else None
     try:
         if lock is not None:
             lock.clean_debris()
