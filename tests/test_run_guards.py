@@ -92,8 +92,8 @@ def test_smoke_shrinks_but_an_explicit_set_wins(synthetic_data, tmp_path):
     assert config.smoke and config.triplet.batch_size == 12 and config.eval.every_steps <= 5
 
 
-def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another_teacher(synthetic_data, tmp_path,
-                                                                                         capsys):
+def finished_student(tmp_path, data_dir, **changes):
+    """A tiny student run trained to its end on an ngram teacher exported to tmp_path/teacher: (config, teacher)."""
     from relkt import train_student
     from relkt.encoders.export import export_encoder
     from relkt.encoders.ngram_encoder import NgramEncoder
@@ -101,8 +101,18 @@ def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another
 
     teacher = tmp_path / "teacher"
     export_encoder(NgramEncoder(dim=8, num_buckets=64), teacher)
-    cfg = student_config(tmp_path, synthetic_data, teacher, **{"schedule.max_steps": 3})
+    cfg = student_config(tmp_path, data_dir, teacher, **changes)
     assert train_student.main(["--config", str(cfg)]) == 0
+    return cfg, teacher
+
+
+def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another_teacher(synthetic_data, tmp_path,
+                                                                                         capsys):
+    from relkt import train_student
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+
+    cfg, teacher = finished_student(tmp_path, synthetic_data, **{"schedule.max_steps": 3})
     moved = tmp_path / "moved_teacher"
     shutil.copytree(teacher, moved)
     # The same weights at another path: the run is the same run (finished, so nothing trains).
@@ -123,14 +133,8 @@ def test_a_run_copied_with_hard_links_trains_on_without_writing_into_the_origina
     import os
 
     from relkt import train_student
-    from relkt.encoders.export import export_encoder
-    from relkt.encoders.ngram_encoder import NgramEncoder
-    from tests.test_train_student import student_config
 
-    teacher = tmp_path / "teacher"
-    export_encoder(NgramEncoder(dim=8, num_buckets=64), teacher)
-    cfg = student_config(tmp_path, synthetic_data, teacher, **{"distill.epochs": 1})
-    assert train_student.main(["--config", str(cfg)]) == 0
+    cfg, _ = finished_student(tmp_path, synthetic_data, **{"distill.epochs": 1})
     done, copy = tmp_path / "run", tmp_path / "copy"
     shutil.copytree(done, copy, copy_function=os.link)
     before = {p: p.read_bytes() for p in done.rglob("*") if p.is_file()}
