@@ -18,8 +18,7 @@ import numpy as np
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli
 from relkt.cli_types import positive_int, writable_file
 from relkt.config.student_config import StudentDataSection
-from relkt.data.english_answer_units import UNITS, EnglishAnswerUnits
-from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
 from relkt.data.parallel_corpus import read_parallel_tsv
 from relkt.errors import ConfigError
 from relkt.io import atomic_write_json, atomic_write_npz
@@ -29,10 +28,6 @@ from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.reports.tables import evaluation_table
 
 log = logging.getLogger("relkt.evaluate")
-
-# mUSE has no position embeddings: its 512-piece default only caps training memory. Scoring reads whole texts, as
-# the TF Hub model does, so the paper's article unit is the whole article (XQuAD's longest: 1,852 pieces).
-MUSE_SCORING_MAX_LENGTH = 8192
 
 SPECS = "ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT_DIR | hub:HANDLE_OR_DIR | muse-hub | muse-large-hub"
 
@@ -50,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-length", type=positive_int, default=None,
                    help="tokens per text for the encoder built here (muse, bert:, minilm; a hub: export keeps its own; "
                    "texts cut are counted in a warning; default: muse and muse:DIR "
-                   f"{MUSE_SCORING_MAX_LENGTH}, whole XQuAD articles, others the encoder's own)")
+                   f"{SCORING_MAX_LENGTH}, whole XQuAD articles, others the encoder's own)")
     p.add_argument("--corpus-dir", default=None, help="also score translation retrieval (corpus/LANG/P@1, the corpus "
                    "students' dev metric) on the held-out slice of each {lang}.tsv parallel corpus here (default: none)")
     p.add_argument("--corpus-dev-pairs", type=positive_int, default=StudentDataSection.corpus_dev_pairs,
@@ -83,9 +78,9 @@ def evaluate(args: argparse.Namespace) -> int:
     settings = pool_settings(args)  # read once: flags, else the --config run's, else the defaults
     pool = load_pool(args, settings)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
-    units = english_units(settings, args.xx_en_unit)
+    units = english_units(settings.data_dir, args.xx_en_unit)
     kind = spec.split(":", 1)[0]
-    max_length = args.max_length or (MUSE_SCORING_MAX_LENGTH if kind == "muse" else None)
+    max_length = args.max_length or (SCORING_MAX_LENGTH if kind == "muse" else None)
     options = {} if max_length is None else {"max_length": max_length}
     if options and kind in ("hub", "muse-hub", "muse-large-hub"):
         raise ConfigError(f"--max-length: {spec} is a hub export, whose tokenizer length was fixed when it was exported; "
@@ -131,14 +126,6 @@ def xx_en_units(text: str) -> tuple[str, ...]:
     if bad or not names:
         raise argparse.ArgumentTypeError(f"expected units among {', '.join(UNITS)} (or none), got {text!r}")
     return tuple(dict.fromkeys(names))
-
-
-def english_units(settings, units: Sequence[str]) -> dict[str, EnglishAnswerUnits]:
-    """The XX->EN candidates: every English unit of the whole data set (split `all`), whatever split is scored."""
-    if not units:
-        return {}
-    english = LareqaPool.load(settings.data_dir, langs=["en"], split="all")
-    return {unit: EnglishAnswerUnits.from_pool(english, unit) for unit in units}
 
 
 def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from relkt import evaluate
+from relkt.data.english_answer_units import SCORING_MAX_LENGTH
 
 
 def test_cli_scores_a_tiny_pool_and_writes_json(tiny_data, tmp_path, capsys):
@@ -56,7 +57,7 @@ def test_max_length_reaches_the_encoder_and_cut_units_are_counted(tiny_data, tmp
     caplog.clear()  # muse reads whole texts when scoring (no position embeddings): no cut, whatever it trained with
     assert evaluate.main(["--encoder", f"muse:{muse}", "--data-dir", str(tiny_data), "--xx-en-unit", "article",
                           "--output", str(out), "--no-progress"]) == 0
-    assert json.loads(out.read_text())["setup"]["max_length"] == evaluate.MUSE_SCORING_MAX_LENGTH and "cut" not in caplog.text
+    assert json.loads(out.read_text())["setup"]["max_length"] == SCORING_MAX_LENGTH and "cut" not in caplog.text
     for spec, message in (("hub:/nowhere", "--max-length: hub:/nowhere is a hub export"),
                           ("ngram", "--max-length: ngram takes no max_length")):
         assert evaluate.main(["--encoder", spec, "--data-dir", str(tiny_data), "--max-length", "64", "--no-progress"]) == 2

@@ -63,6 +63,27 @@ def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path)
     assert [m["source"] for m in grown["mining"]] == ["bm25", "online", "online", "online"]
 
 
+def test_dev_selection_on_the_article_unit_reports_what_relkt_evaluate_scores(synthetic_data, tmp_path):
+    from relkt import evaluate
+
+    cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 0, "eval.xx_en_units": ["article"],
+                                                   "eval.primary_metric": "xx_en_article/P@1"})
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    out = tmp_path / "run"
+    history = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    summary = json.loads((out / "summary.json").read_text())
+    assert all(h["primary"] == h["dev/xx_en_article/P@1"] for h in history)
+    assert {"dev/xx_en_article/de/P@1", "dev/xx_en/de/P@1", "dev/lareqa/mAP"} <= set(history[0])
+    best = next(h for h in history if h["step"] == summary["best"]["step"])
+    # relkt.evaluate on the best export, the run's dev split, every English article of the data set as candidates.
+    scores = tmp_path / "best.json"
+    assert evaluate.main(["--config", str(out / "config.yaml"), "--split", "dev", "--xx-en-unit", "article",
+                          "--no-progress", "--output", str(scores)]) == 0
+    article = json.loads(scores.read_text())["xx_en_article"]
+    assert article["de"]["P@1"] == pytest.approx(best["dev/xx_en_article/de/P@1"], abs=1e-9)
+    assert np.mean([v["P@1"] for v in article.values()]) == pytest.approx(summary["best"]["value"], abs=1e-9)
+
+
 def test_lr_halves_on_plateau_and_early_stop_ends_cleanly(synthetic_data, tmp_path):
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.learning_rate": 1e-9, "schedule.lr_patience": 1,
                                                    "schedule.early_stop_patience": 3, "eval.every_steps": 2,

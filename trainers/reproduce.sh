@@ -11,11 +11,13 @@
 #                                                     # the student learning el/hi/vi through their own token rows
 #   bash trainers/reproduce.sh xquad_muse_pieces [SEED] # the same, with word-sized learned el/hi/vi pieces
 #   bash trainers/reproduce.sh xquad_muse_pieces_e4 [SEED] # that student trained 4 epochs instead of 2
+#   bash trainers/reproduce.sh xquad_muse_article [SEED] # the pieces student on teachers selected on dev article P@1
+#                                                     # (configs/xquad_muse_article_*.yaml)
 set -euo pipefail
 more_students=""
 grow_students=""   # configs whose finished 2-epoch run is copied and trained on to 4 epochs (README: "Four epochs")
 interpolate=no   # yes: also mix each student's last/ with the teacher (relkt.interpolate, alpha chosen on dev) and score it
-setup="${1:?usage: $0 quickstart|quickstart_muse|xquad_minilm|xquad_muse|xquad_muse_cpu|xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4 [SEED]}"
+setup="${1:?usage: $0 quickstart|quickstart_muse|xquad_minilm|xquad_muse|xquad_muse_cpu|xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4|xquad_muse_article [SEED]}"
 seed="${2:-}"   # a seed other than the configs' own: run folders get a _seedN suffix
 expected=""
 case "$setup" in
@@ -26,7 +28,7 @@ case "$setup" in
                 more_students="configs/xquad_minilm_student_vocab.yaml configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_vocab.yaml configs/xquad_minilm_student_contrast_pieces.yaml configs/xquad_minilm_student_contrast_pieces_han.yaml"
                 grow_students="configs/xquad_minilm_student_contrast.yaml configs/xquad_minilm_student_contrast_pieces_han.yaml"
                 interpolate=yes ;;
-  xquad_muse|xquad_muse_cpu)
+  xquad_muse|xquad_muse_cpu|xquad_muse_article)
     # CL-ReLKT's XQuAD tables: 5-fold article cross-validation of teacher and student, every question scored once.
     seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed" --set "data.split_seed=$seed")
     out="runs/$setup${seed:+_seed$seed}/crossval"
@@ -37,7 +39,7 @@ case "$setup" in
     out="runs/$setup${seed:+_seed$seed}/crossval"
     exec python trainers/crossval.py --folds 5 --teacher-config configs/xquad_muse_cpu_teacher.yaml \
       --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
-  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, xquad_minilm, xquad_muse, xquad_muse_cpu, xquad_muse_rows, xquad_muse_pieces, xquad_muse_pieces_e4" >&2; exit 2 ;;
+  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, xquad_minilm, xquad_muse, xquad_muse_cpu, xquad_muse_rows, xquad_muse_pieces, xquad_muse_pieces_e4, xquad_muse_article" >&2; exit 2 ;;
 esac
 out_of() { python -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['output_dir'])" "$1"; }
 t_out=$(out_of "$teacher"); s_out=$(out_of "$student")

@@ -54,7 +54,7 @@ class EncoderSection:
 
 # The keys LareqaEvaluator.flat reports (a language code between the family and the metric, or none for the mean).
 PRIMARY_METRIC = re.compile(r"^(lareqa(/[a-z]{2,3})?/(mAP|mAP@\d+|P@\d+|R@\d+|hit@\d+|MRR)"
-                            r"|xx_en(/[a-z]{2,3})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{2,3})?/(P@1|cos)|corpus(/[a-z]{2,3})?/P@1)$")
+                            r"|xx_en(_(article|paragraph|sentence))?(/[a-z]{2,3})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{2,3})?/(P@1|cos)|corpus(/[a-z]{2,3})?/P@1)$")
 
 
 @dataclass
@@ -67,14 +67,25 @@ class EvalSection:
     max_questions: int = 0  # 0 = all dev questions
     batch_size: int = 128  # texts per encoding batch in dev evaluation
     at_start: bool = False  # also evaluate before the first step: the starting point, best export until beaten
+    # Also score dev questions with CL-ReLKT's XX->EN protocol at these English units (article, paragraph,
+    # sentence: every unit of the data set is a candidate, as relkt.evaluate --xx-en-unit); primary_metric may then
+    # be e.g. xx_en_article/P@1, selecting on the unit the paper scores.
+    xx_en_units: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
+        bad = [u for u in self.xx_en_units if u not in ("article", "paragraph", "sentence")]
+        if bad:
+            raise ConfigError(f"eval.xx_en_units: {bad} are not units; valid: article, paragraph, sentence")
+        named = re.match(r"^xx_en_(article|paragraph|sentence)/", self.primary_metric)
+        if named and named.group(1) not in self.xx_en_units:
+            raise ConfigError(f"eval.primary_metric {self.primary_metric!r} needs eval.xx_en_units to list {named.group(1)!r}")
         if self.every_steps < 1:
             raise ConfigError(f"eval.every_steps must be >= 1, got {self.every_steps}")
         if not PRIMARY_METRIC.match(self.primary_metric):
             raise ConfigError(
                 f"eval.primary_metric {self.primary_metric!r} is not a metric the dev evaluation reports; valid: "
                 "lareqa/{mAP,mAP@K,P@K,R@K,hit@K,MRR}, lareqa/LANG/..., xx_en/{P@1,P@5,P@10,MRR}, xx_en/LANG/..., "
+                "xx_en_UNIT/... (with eval.xx_en_units), "
                 "bitext/{P@1,cos}, bitext/LANG/..., corpus/P@1, corpus/LANG/P@1 (students with data.corpus_dir) "
                 "(e.g. lareqa/mAP, xx_en/de/P@1)")
         if self.batch_size < 1:

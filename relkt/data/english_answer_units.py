@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -10,6 +11,10 @@ from relkt.data.lareqa_pool import LareqaPool
 from relkt.errors import ConfigError, DataError
 
 UNITS = ("article", "paragraph", "sentence")  # the paper's document first
+
+# mUSE has no position embeddings: its 512-piece default only caps training memory. Scoring reads whole texts, as
+# the TF Hub model does, so the paper's article unit is the whole article (XQuAD's longest: 1,852 pieces).
+SCORING_MAX_LENGTH = 8192
 
 
 @dataclass(frozen=True)
@@ -64,3 +69,11 @@ class EnglishAnswerUnits:
     def gold(self, qas_ids) -> np.ndarray:
         """(n, 1) int64 gold unit per question, -1 where the qas_id has no English answer here."""
         return np.array([[self.gold_of.get(q, -1)] for q in qas_ids], dtype=np.int64).reshape(-1, 1)
+
+
+def english_units(data_dir: str | None, units: Sequence[str]) -> dict[str, EnglishAnswerUnits]:
+    """The XX->EN candidates: every English unit of the whole data set (split `all`), whatever split is scored."""
+    if not units:
+        return {}
+    english = LareqaPool.load(data_dir, langs=["en"], split="all")
+    return {unit: EnglishAnswerUnits.from_pool(english, unit) for unit in units}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sys
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import keras
 import numpy as np
@@ -38,6 +39,8 @@ class SentenceEncoder(keras.Model):
     # Cap on a batch's padded length x texts in `encode` (None: `batch_size` texts). On a CPU a batch whose
     # activations stay in cache runs faster than a big one (length_keys must then count pieces).
     token_budget: int | None = None
+    # Whether `max_length` only caps memory (mUSE: no position embeddings), so scoring may read longer texts.
+    reads_any_length = False
 
     def preprocess(self, strings: tf.Tensor):
         """(batch,) strings -> the feature tensors `call` takes; graph code, also when called eagerly
@@ -111,6 +114,23 @@ class SentenceEncoder(keras.Model):
                 pos += len(emb)
                 bar.update(len(emb))
         return out
+
+
+@contextlib.contextmanager
+def reading_whole(encoder: SentenceEncoder, max_length: int) -> Iterator[None]:
+    """Inside the block `encode` reads texts up to `max_length` pieces (a whole article of the XX->EN protocol), if
+    the encoder `reads_any_length`; a training pipeline traced before keeps its own length. Others are left as they are."""
+    own = getattr(encoder, "max_length", None)
+    if not encoder.reads_any_length or own is None or own >= max_length:
+        yield
+        return
+    encoder.__dict__.pop("_relkt_preprocess", None)  # an eager preprocess traced at the old length
+    encoder.max_length = max_length
+    try:
+        yield
+    finally:
+        encoder.max_length = own
+        encoder.__dict__.pop("_relkt_preprocess", None)
 
 
 def weights_digest(encoder: keras.Model) -> str:

@@ -14,9 +14,11 @@ import tensorflow as tf
 
 from relkt.cli import trainer_main
 from relkt.config import to_dict
+from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import dev_pool
-from relkt.encoders.sentence_encoder import QuietEncoder
+from relkt.encoders.sentence_encoder import QuietEncoder, reading_whole
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.training.distribute import make_strategy, set_precision, worker
 from relkt.training.run_folder import run_trainer
 from relkt.training.run_harness import RunHarness
@@ -58,12 +60,21 @@ def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: d
                   more_metrics: Callable[[Any], dict[str, float]] | None = None) -> RunHarness:
     """The run harness of `config.output_dir`, evaluating `encoder` on the run's dev split every
     `eval.every_steps` steps (no progress bars; `more_metrics(encoder)` adds to those metrics) and recording
-    `training_info` and the config in each export."""
-    evaluator = LareqaEvaluator(dev_pool(config), with_context=config.data.with_context, batch_size=config.eval.batch_size)
+    `training_info` and the config in each export. With `eval.xx_en_units` the dev questions also rank every
+    English unit of the data set, read whole as relkt.evaluate reads them."""
+    pool = dev_pool(config)
+    evaluator = LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
+    units = english_units(config.data.data_dir, config.eval.xx_en_units)
+    unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=config.eval.batch_size) if units else None
     quiet = QuietEncoder(encoder, config.eval.batch_size)
 
     def evaluate() -> dict[str, float]:
-        return {**LareqaEvaluator.flat(evaluator(quiet)), **(more_metrics(quiet) if more_metrics else {})}
+        q, c = evaluator.encode(quiet)
+        metrics = LareqaEvaluator.flat(evaluator.compute(q, c))
+        if unit_evaluator is not None:
+            with reading_whole(encoder, SCORING_MAX_LENGTH):
+                metrics.update(XxEnUnitEvaluator.flat(unit_evaluator.compute(q, unit_evaluator.encode_units(quiet))))
+        return {**metrics, **(more_metrics(quiet) if more_metrics else {})}
 
     return RunHarness(
         config.output_dir, encoder, optimizer, evaluate=evaluate,

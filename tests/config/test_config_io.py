@@ -25,6 +25,9 @@ def test_yaml_then_overrides(tmp_path):
         ("mining.bm25_top_end=0", "bm25_top_start < bm25_top_end"),
         ("data.split_fractions=[0.5,0.5,0.5]", "summing to 1"),
         ("novalue", "expected key=value"),
+        ("eval.xx_en_units=[document]", "eval.xx_en_units: ['document'] are not units; valid: article, paragraph, sentence"),
+        ("eval.primary_metric=xx_en_article/P@1", "needs eval.xx_en_units to list 'article'"),
+        ("eval.primary_metric=xx_en_chapter/P@1", "is not a metric the dev evaluation reports"),
     ],
 )
 def test_invalid_options_fail_listing_valid_ones(override, message):

@@ -8,6 +8,7 @@ import tensorflow as tf
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.encoders.muse_encoder import MuseEncoder
+from relkt.encoders.sentence_encoder import reading_whole
 from relkt.errors import EncoderError
 from tests.encoders.tiny_muse import tiny_muse_encoder
 
@@ -24,6 +25,25 @@ def test_preprocess_adds_bos_eos_reads_empty_as_unk_and_truncates():
     assert ids[1, :3].tolist() == [1, 0, 2]  # a text with no pieces is one <unk>, as the wheel reads it
     pieces = enc.tokenizer(["cat dog river bread sleep hunt flows baked night"])[0]  # eager keras-hub: lists
     assert ids[2, 1:5].tolist() == list(pieces[:4])  # truncated to max_length - 2 pieces, then </s>
+
+
+def test_reading_whole_reads_long_texts_inside_the_block_and_cuts_them_again_after():
+    enc = tiny_muse_encoder(max_length=6)
+    text = "cat dog river bread sleep hunt flows baked night"  # more than 4 pieces
+    pieces = len(enc.tokenizer([text])[0])
+    cut = enc.encode([text])
+    enc.preprocess([text])  # trace the eager preprocess at the training length
+    with reading_whole(enc, 64):
+        whole = enc.encode([text])
+        assert int(enc.preprocess([text])["padding_mask"].numpy().sum()) == pieces + 2
+    assert enc.max_length == 6 and int(enc.preprocess([text])["padding_mask"].numpy().sum()) == 6
+    np.testing.assert_allclose(enc.encode([text]), cut, atol=1e-6)
+    # Inside the block the text is read as an encoder built to read it whole reads it (same weights).
+    longer = MuseEncoder.from_config({**enc.get_config(), "max_length": 64})
+    longer.build()
+    longer.set_weights(enc.get_weights())
+    np.testing.assert_allclose(whole, longer.encode([text]), atol=1e-5)
+    assert not np.allclose(whole, cut, atol=1e-3)
 
 
 def test_an_embedding_does_not_depend_on_neighbours_padding_or_what_the_padding_holds():
