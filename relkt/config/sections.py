@@ -52,9 +52,13 @@ class EncoderSection:
     options: dict[str, Any] = field(default_factory=dict)  # passed to the encoder (dim, max_length ...)
 
 
-# The keys LareqaEvaluator.flat reports (a language code between the family and the metric, or none for the mean).
+# The English answer units of the XX->EN protocol (relkt.data.english_answer_units.UNITS; config imports no data code).
+XX_EN_UNITS = ("article", "paragraph", "sentence")
+_UNIT = "|".join(XX_EN_UNITS)
+# The keys LareqaEvaluator.flat reports (a language code between the family and the metric, or none for the mean),
+# and XxEnUnitEvaluator.flat's xx_en_UNIT/... with eval.xx_en_units.
 PRIMARY_METRIC = re.compile(r"^(lareqa(/[a-z]{2,3})?/(mAP|mAP@\d+|P@\d+|R@\d+|hit@\d+|MRR)"
-                            r"|xx_en(_(article|paragraph|sentence))?(/[a-z]{2,3})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{2,3})?/(P@1|cos)|corpus(/[a-z]{2,3})?/P@1)$")
+                            rf"|xx_en(_({_UNIT}))?(/[a-z]{{2,3}})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{{2,3}})?/(P@1|cos)|corpus(/[a-z]{{2,3}})?/P@1)$")
 
 
 @dataclass
@@ -73,10 +77,10 @@ class EvalSection:
     xx_en_units: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
-        bad = [u for u in self.xx_en_units if u not in ("article", "paragraph", "sentence")]
+        bad = [u for u in self.xx_en_units if u not in XX_EN_UNITS]
         if bad:
-            raise ConfigError(f"eval.xx_en_units: {bad} are not units; valid: article, paragraph, sentence")
-        named = re.match(r"^xx_en_(article|paragraph|sentence)/", self.primary_metric)
+            raise ConfigError(f"eval.xx_en_units: {bad} are not units; valid: {', '.join(XX_EN_UNITS)}")
+        named = re.match(rf"^xx_en_({_UNIT})/", self.primary_metric)
         if named and named.group(1) not in self.xx_en_units:
             raise ConfigError(f"eval.primary_metric {self.primary_metric!r} needs eval.xx_en_units to list {named.group(1)!r}")
         if self.every_steps < 1:

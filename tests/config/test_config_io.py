@@ -84,3 +84,11 @@ def test_invalid_student_vocabulary_options_fail_at_once(override, message):
 
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         load_config(StudentConfig, None, [override])
+
+
+def test_the_configs_xx_en_units_are_the_data_packages():
+    # config imports no data code, so it keeps its own copy of the unit names; they must not drift apart.
+    from relkt.config.sections import XX_EN_UNITS
+    from relkt.data.english_answer_units import UNITS
+
+    assert XX_EN_UNITS == UNITS
