@@ -122,7 +122,7 @@ class StudentTrainer(Stage):
         other = sorted({q.text for q in train.questions if q.lang not in langs}
                        | {x.sentence for x in train.candidates if x.lang not in langs} | set(ex.q_source))
         table = token_table(student)
-        rows = language_rows(student, own, other, section.max_other_count)
+        rows = language_rows(student, own, other, section.max_other_count, section.min_own_ratio)
         added = int(np.sum(rows >= self.vocab_extension.first_id)) if self.vocab_extension else 0
         for variable in student.trainable_variables:
             if variable.path != table.path:

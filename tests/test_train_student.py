@@ -363,6 +363,18 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
     assert np.abs(student.encode(texts["th"]) - start["th"]).max() > 1e-3
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["language_rows"] == {"langs": ["th"], "rows": len(rows)}
 
+    # min_own_ratio reaches the choice. With no bar on the others' reads, ratio 0 also lets in the rows every text
+    # reads (<s>, </s>); at 1000 a row any other text reads would need 1000 Thai reads for each of theirs, so exactly
+    # the rows no other text reads are chosen, as max_other_count 1 did.
+    loose = {"langs": ["th"], "max_other_count": 10**6}
+    chosen = {}
+    for ratio in (0.0, 1000.0):
+        other = student_config(tmp_path / f"ratio{ratio:g}", data, teacher, **{
+            "teacher.spec": f"muse:{teacher}", "data.student_langs": ["de", "th"], "eval.primary_metric": "xx_en/th/P@1",
+            "student": {"extend_vocab": {"enabled": True, "init": "unk"}, "language_rows": {**loose, "min_own_ratio": ratio}}})
+        chosen[ratio] = set(train_student.StudentTrainer(load_config(StudentConfig, other)).language_rows.tolist())
+    assert chosen[1000.0] == set(rows.tolist()) and chosen[0.0] - chosen[1000.0] >= {student.bos_id, student.eos_id}
+
 
 def test_language_rows_need_training_text_in_their_languages_and_a_trainable_table(synthetic_data, tmp_path):
     from tests.encoders.tiny_muse import tiny_muse_encoder

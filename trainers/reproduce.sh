@@ -13,11 +13,13 @@
 #   bash trainers/reproduce.sh xquad_muse_pieces_e4 [SEED] # that student trained 4 epochs instead of 2
 #   bash trainers/reproduce.sh xquad_muse_article [SEED] # the pieces student on teachers selected on dev article P@1
 #                                                     # (configs/xquad_muse_article_*.yaml)
+#   bash trainers/reproduce.sh xquad_muse_guarded [SEED] # those teachers; the student leaves names' rows alone
+#                                                     # (configs/xquad_muse_guarded_student.yaml)
 set -euo pipefail
 more_students=""
 grow_students=""   # configs whose finished 2-epoch run is copied and trained on to 4 epochs (README: "Four epochs")
 interpolate=no   # yes: also mix each student's last/ with the teacher (relkt.interpolate, alpha chosen on dev) and score it
-setup="${1:?usage: $0 quickstart|quickstart_muse|xquad_minilm|xquad_muse|xquad_muse_cpu|xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4|xquad_muse_article [SEED]}"
+setup="${1:?usage: $0 quickstart|quickstart_muse|xquad_minilm|xquad_muse|xquad_muse_cpu|xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4|xquad_muse_article|xquad_muse_guarded [SEED]}"
 seed="${2:-}"   # a seed other than the configs' own: run folders get a _seedN suffix
 expected=""
 case "$setup" in
@@ -34,12 +36,17 @@ case "$setup" in
     out="runs/$setup${seed:+_seed$seed}/crossval"
     exec python trainers/crossval.py --folds 5 --teacher-config "configs/${setup}_teacher.yaml" \
       --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
+  xquad_muse_guarded)
+    seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed" --set "data.split_seed=$seed")
+    out="runs/$setup${seed:+_seed$seed}/crossval"
+    exec python trainers/crossval.py --folds 5 --teacher-config configs/xquad_muse_article_teacher.yaml \
+      --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
   xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4)
     seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed" --set "data.split_seed=$seed")
     out="runs/$setup${seed:+_seed$seed}/crossval"
     exec python trainers/crossval.py --folds 5 --teacher-config configs/xquad_muse_cpu_teacher.yaml \
       --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
-  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, xquad_minilm, xquad_muse, xquad_muse_cpu, xquad_muse_rows, xquad_muse_pieces, xquad_muse_pieces_e4, xquad_muse_article" >&2; exit 2 ;;
+  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, xquad_minilm, xquad_muse, xquad_muse_cpu, xquad_muse_rows, xquad_muse_pieces, xquad_muse_pieces_e4, xquad_muse_article, xquad_muse_guarded" >&2; exit 2 ;;
 esac
 out_of() { python -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['output_dir'])" "$1"; }
 t_out=$(out_of "$teacher"); s_out=$(out_of "$student")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -118,11 +119,18 @@ class LanguageRowsSection:
     # A row the other languages' training texts (and the English sources) read this many times stays frozen; 1 = only
     # rows no other text reads (the others' embeddings then stay bit-identical).
     max_other_count: int = 20
+    # A row also needs the `langs` texts to read it this many times for each time the other texts do; 0 = off. Names
+    # pass max_other_count (rare everywhere) but parallel text spells them on both sides, so 2 keeps them, and the
+    # English articles that name them, where the teacher put them.
+    min_own_ratio: float = 0.0
 
     def validate(self) -> None:
         if self.max_other_count < 1:
             raise ConfigError(f"student.language_rows.max_other_count must be >= 1 (1 = rows only these languages read), "
                               f"got {self.max_other_count}")
+        if not math.isfinite(self.min_own_ratio) or self.min_own_ratio < 0:
+            raise ConfigError(f"student.language_rows.min_own_ratio must be a finite number >= 0 (0 = off), "
+                              f"got {self.min_own_ratio}")
 
 
 @dataclass

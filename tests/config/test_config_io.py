@@ -1,7 +1,7 @@
 import pytest
 import yaml
 
-from relkt.config import TeacherConfig, load_config, save_config, to_dict
+from relkt.config import StudentConfig, TeacherConfig, load_config, save_config, to_dict
 from relkt.errors import ConfigError
 
 
@@ -33,6 +33,13 @@ def test_yaml_then_overrides(tmp_path):
 def test_invalid_options_fail_listing_valid_ones(override, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
         load_config(TeacherConfig, None, [override])
+
+
+@pytest.mark.parametrize("value", ["-1", ".nan", ".inf"])
+def test_language_rows_ratio_must_be_finite_and_not_negative(value):
+    with pytest.raises(ConfigError, match="student.language_rows.min_own_ratio must be a finite number >= 0"):
+        load_config(StudentConfig, None, [f"student.language_rows.min_own_ratio={value}"])
+    assert load_config(StudentConfig, None, ["student.language_rows.min_own_ratio=2"]).student.language_rows.min_own_ratio == 2.0
 
 
 def test_missing_and_malformed_files_are_named(tmp_path):

@@ -23,6 +23,14 @@ def test_rows_the_new_language_reads_and_the_others_rarely_do():
     loose = language_rows(encoder, thai, others, max_other_count=2)
     assert set(loose) == set(only_thai) | quoted
     assert np.all(np.diff(loose) > 0)
+    # Each quoted row is read once by the others and a few times by Thai (its pieces recur in other Thai words). A
+    # ratio above what Thai reads keeps them frozen, as a name that parallel text spells on both sides; a ratio at
+    # the fewest Thai reads lets them all in. Rows only Thai reads pass any ratio.
+    assert {other[r] for r in quoted} == {1}
+    fewest, most = min(own[r] for r in quoted), max(own[r] for r in quoted)
+    assert set(language_rows(encoder, thai, others, max_other_count=2, min_own_ratio=most + 0.5)) == set(only_thai)
+    assert set(language_rows(encoder, thai, others, max_other_count=2, min_own_ratio=fewest)) == set(loose)
+    assert set(language_rows(encoder, thai, others, max_other_count=1, min_own_ratio=1000.0)) == set(only_thai)
 
 
 def test_bad_input_fails_clearly():
@@ -31,3 +39,6 @@ def test_bad_input_fails_clearly():
         language_rows(encoder, ["a"], ["b"], max_other_count=0)
     with pytest.raises(ConfigError, match="no text in the new languages"):
         language_rows(encoder, [], ["b"])
+    for ratio in (-1.0, float("nan")):
+        with pytest.raises(ConfigError, match="min_own_ratio must be a finite number >= 0"):
+            language_rows(encoder, ["a"], ["b"], min_own_ratio=ratio)
