@@ -109,9 +109,10 @@ class VocabExtensionSection:
 @dataclass
 class LanguageRowsSection:
     """Teach new languages through their own token rows only (relkt.encoders.language_rows): the student moves the
-    token-table rows that the `langs` training texts read and the other languages' training texts read fewer than
-    `max_other_count` times (plus every row vocabulary extension adds); every other weight stays the teacher's, so
-    the languages the base model reads keep their embeddings, to within those rare rows."""
+    token-table rows, vocabulary extension's among them, that the `langs` training texts read, that the other
+    languages' training texts read fewer than `max_other_count` times, and that the `langs` texts read at least
+    `min_own_ratio` times as often; every other weight stays the teacher's, so the languages the base model reads
+    keep their embeddings, to within those rare rows."""
 
     # Languages taught through their own token rows, everything else frozen (RowSubsetAdam); [] = off: the whole
     # student trains. Needs a trainable token table and student texts in these languages.
@@ -122,7 +123,7 @@ class LanguageRowsSection:
     # A row also needs the `langs` texts to read it this many times for each time the other texts do; 0 = off. Names
     # pass max_other_count (rare everywhere) but parallel text spells them on both sides, so 2 keeps them, and the
     # English articles that name them, where the teacher put them.
-    min_own_ratio: float = 0.0
+    min_own_ratio: float = 2.0
 
     def validate(self) -> None:
         if self.max_other_count < 1:
