@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,10 @@ from tests.conftest import kill_mid_epoch, set_nested
 
 from relkt import train_student
 from relkt.config import StudentConfig, load_config
+from relkt.config.config_io import with_overrides
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
-from relkt.errors import ConfigError
+from relkt.errors import CheckpointError, ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -179,6 +181,15 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
     # A rerun of the finished run does not evaluate again.
     assert train_student.StudentTrainer(cfg).run()["already_finished"]
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == len(history)
+    # Nor once its checkpoint/ is deleted to free disk: it does not train again from scratch over best/.
+    best = (tmp_path / "run" / "best" / "relkt.json").read_bytes()
+    shutil.rmtree(tmp_path / "run" / "checkpoint")
+    assert train_student.StudentTrainer(cfg).run()["already_finished"]
+    assert (tmp_path / "run" / "best" / "relkt.json").read_bytes() == best
+    assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == len(history)
+    # Training it on to more epochs needs the checkpoint.
+    with pytest.raises(CheckpointError, match="checkpoint/ is gone, so it cannot train on to 2"):
+        train_student.StudentTrainer(with_overrides(cfg, ["distill.epochs=2"])).run()
 
 
 @pytest.mark.slow  # two end-to-end trainings (~100 s on 2 cores)

@@ -36,15 +36,13 @@ case "$setup" in
     out="runs/$setup${seed:+_seed$seed}/crossval"
     exec python trainers/crossval.py --folds 5 --teacher-config "configs/${setup}_teacher.yaml" \
       --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
-  xquad_muse_guarded)
+  xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4|xquad_muse_guarded)
+    # students of another setup's teachers: the CPU teachers, or the article-selected ones for the guarded student
+    teacher_config=configs/xquad_muse_cpu_teacher.yaml
+    [ "$setup" = xquad_muse_guarded ] && teacher_config=configs/xquad_muse_article_teacher.yaml
     seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed" --set "data.split_seed=$seed")
     out="runs/$setup${seed:+_seed$seed}/crossval"
-    exec python trainers/crossval.py --folds 5 --teacher-config configs/xquad_muse_article_teacher.yaml \
-      --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
-  xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4)
-    seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed" --set "data.split_seed=$seed")
-    out="runs/$setup${seed:+_seed$seed}/crossval"
-    exec python trainers/crossval.py --folds 5 --teacher-config configs/xquad_muse_cpu_teacher.yaml \
+    exec python trainers/crossval.py --folds 5 --teacher-config "$teacher_config" \
       --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
   *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, xquad_minilm, xquad_muse, xquad_muse_cpu, xquad_muse_rows, xquad_muse_pieces, xquad_muse_pieces_e4, xquad_muse_article, xquad_muse_guarded" >&2; exit 2 ;;
 esac

@@ -17,6 +17,7 @@ from relkt.config import to_dict
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import dev_pool
 from relkt.encoders.sentence_encoder import QuietEncoder, reading_whole
+from relkt.errors import CheckpointError
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.training.distribute import make_strategy, set_precision, worker
@@ -92,12 +93,26 @@ def text_dataset(texts: dict[str, list[str]], targets: np.ndarray, encoder, batc
     return ds.prefetch(tf.data.AUTOTUNE)
 
 
+def _finished_without_checkpoint(harness: RunHarness, epochs: int) -> dict[str, Any]:
+    """A finished run whose checkpoint/ was deleted (to free disk; best/ and last/ are the results) is left as it is:
+    training it again from scratch would overwrite best/. Training it on to more epochs needs the checkpoint."""
+    summary = json.loads((harness.out / "summary.json").read_text())
+    if summary.get("stopped_early") or summary.get("epochs_completed", 0) >= epochs:
+        log.info("%s: this run already finished (summary.json; its checkpoint/ is gone); nothing to do", harness.out)
+        return {**summary, "already_finished": True}
+    raise CheckpointError(f"{harness.out}: the run finished after {summary.get('epochs_completed')} epochs "
+                          f"(summary.json) but its checkpoint/ is gone, so it cannot train on to {epochs}: restore "
+                          f"checkpoint/, or use a new output_dir (training from scratch would overwrite best/)")
+
+
 def run_epochs(harness: RunHarness, epochs: int, train_epoch: Callable[[int, int], None],
                summary: Callable[[], dict[str, Any]], restore: Callable[[dict], None] | None = None) -> dict[str, Any]:
     """Resume from the last checkpoint (handing its arrays to `restore`), or start; train epochs until `epochs` or an
     early stop, `train_epoch(epoch, first_step)` running the epoch from step `first_step` of it; finish with
     `summary()`. A finished run whose config now asks for more epochs trains on; otherwise it is left as it is."""
     arrays = harness.restore()
+    if arrays is None and (harness.out / "summary.json").exists():
+        return _finished_without_checkpoint(harness, epochs)
     if arrays is not None and restore is not None:
         restore(arrays)
     if not harness.reopen(epochs):
