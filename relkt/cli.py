@@ -16,6 +16,7 @@ from relkt.cli_types import split_fractions
 from relkt.config import PoolSection, load_config
 from relkt.config.config_io import with_overrides
 from relkt.config.reference import help_text
+from relkt.data.english_answer_units import UNITS
 from relkt.data.selection import load_split
 from relkt.data.sources import ENV_VAR
 from relkt.data.splits import SPLITS
@@ -43,6 +44,17 @@ def add_pool_arguments(p: argparse.ArgumentParser, split: str = "test", langs: b
         p.add_argument("--config", default=None, metavar="RUN/config.yaml",
                        help="a run's config: its data folder, article split and candidate text (with_context) are used "
                        "unless given here, so the run is scored on the split it trained with (default: none)")
+
+
+def xx_en_units(text: str) -> tuple[str, ...]:
+    """The `--xx-en-unit` type: `article,paragraph` -> ("article", "paragraph"); `none` -> ()."""
+    names = tuple(x.strip() for x in text.split(",") if x.strip())
+    if names == ("none",):
+        return ()
+    bad = [x for x in names if x not in UNITS]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"expected units among {', '.join(UNITS)} (or none), got {text!r}")
+    return tuple(dict.fromkeys(names))
 
 
 def pool_settings(args: argparse.Namespace) -> PoolSection:

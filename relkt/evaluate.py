@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli
+from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
 from relkt.cli_types import positive_int, writable_file
 from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
@@ -115,17 +115,6 @@ def evaluate(args: argparse.Namespace) -> int:
         npz = write_per_question(per_question_path(args.output), evaluator, unit_evaluator)
         print(f"wrote {args.output} and {npz}")
     return 0
-
-
-def xx_en_units(text: str) -> tuple[str, ...]:
-    """`article,paragraph` -> ("article", "paragraph"); `none` -> ()."""
-    names = tuple(x.strip() for x in text.split(",") if x.strip())
-    if names == ("none",):
-        return ()
-    bad = [x for x in names if x not in UNITS]
-    if bad or not names:
-        raise argparse.ArgumentTypeError(f"expected units among {', '.join(UNITS)} (or none), got {text!r}")
-    return tuple(dict.fromkeys(names))
 
 
 def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:

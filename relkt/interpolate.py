@@ -1,16 +1,19 @@
-"""Interpolate a student's weights with its teacher's (WiSE-FT), the mixing weight chosen on dev.
+"""Interpolate a model's weights with those of the model it was trained from (WiSE-FT), the mix chosen on dev.
 
     python -m relkt.interpolate --teacher bert:runs/xquad_minilm/teacher/best \
         --student bert:runs/xquad_minilm/student/last --alphas 0,0.25,0.5,0.75,1 \
         --output runs/xquad_minilm/student_wise
+    python -m relkt.interpolate --teacher muse --student muse:RUN/teacher/best --config RUN/teacher/config.yaml \
+        --xx-en-unit article --primary-metric xx_en_article/P@1 --output RUN/teacher_wise
 
-The student starts as a copy of the teacher, so both lie in one basin of the loss and the straight line
-between them stays good (Wortsman et al., "Robust fine-tuning of zero-shot models", 2022): a mix
-(1 - alpha) * teacher + alpha * student can keep what the teacher did well in a language where distillation
-on little data lost ground, and keep the student's gains elsewhere. Each alpha is scored on the dev split
-(never test), the best by `--primary-metric` is exported (hub format) to OUTPUT/, and every alpha's dev
-metrics go to OUTPUT/interpolation.json. alpha = 0 is the teacher, 1 the student. A student whose
-vocabulary was extended keeps its new embedding rows as they are (the teacher has none to mix in).
+A student starts as a copy of its teacher, and a teacher as a copy of its base (`muse`), so both models of a pair lie
+in one basin of the loss and the straight line between them stays good (Wortsman et al., "Robust fine-tuning of
+zero-shot models", 2022): a mix (1 - alpha) * teacher + alpha * student can keep what the starting model did well in
+a language where training on little data lost ground, and keep the gains elsewhere. Each alpha is scored on the dev
+split (never test; `--config RUN/config.yaml` takes the run's split, folds included), the best by `--primary-metric`
+is exported to OUTPUT/ (hub format, rebuilt trainable as bert:OUTPUT or muse:OUTPUT), and every alpha's dev metrics
+go to OUTPUT.interpolation.json. alpha = 0 is the teacher, 1 the student. A student whose vocabulary was extended
+keeps its new embedding rows as they are (the teacher has none to mix in).
 """
 
 from __future__ import annotations
@@ -23,14 +26,18 @@ from typing import Sequence
 
 import numpy as np
 
-from relkt.cli import add_pool_arguments, load_pool, run_cli
+from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
 from relkt.cli_types import positive_int
+from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import sample_questions
 from relkt.errors import EncoderError, RelktError
 from relkt.io import atomic_write_json
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
 log = logging.getLogger("relkt.interpolate")
+
+MIXABLE = ("bert", "minilm", "muse")  # encoders rebuilt with their weights as Keras variables
 
 
 def interpolate_weights(teacher: Sequence[np.ndarray], student: Sequence[np.ndarray], alpha: float,
@@ -60,11 +67,16 @@ def choose_alpha(scores: dict[float, float]) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.interpolate", description=__doc__.split("\n")[0])
-    p.add_argument("--teacher", required=True, help="bert:PATH of the teacher (a relkt BERT export or preset)")
-    p.add_argument("--student", required=True, help="bert:PATH of the student distilled from it")
+    p.add_argument("--teacher", required=True, help="the model the other was trained from: a student's teacher "
+                   "(bert:PATH, muse:PATH), or a teacher's base (minilm, muse)")
+    p.add_argument("--student", required=True, help="the model trained from it (bert:PATH or muse:PATH)")
     p.add_argument("--alphas", default="0,0.25,0.5,0.75,1", help="student weights to try, comma-separated in [0, 1] (default: 0,0.25,0.5,0.75,1)")
     p.add_argument("--output", required=True, help="folder: the chosen model (hub format) and interpolation.json")
-    p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha, any relkt.evaluate key (default: xx_en/P@1)")
+    p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha, any relkt.evaluate key, "
+                   "e.g. xx_en_article/P@1 with --xx-en-unit article (default: xx_en/P@1)")
+    p.add_argument("--xx-en-unit", type=xx_en_units, default=(), metavar="UNIT[,UNIT...]",
+                   help="also score the dev questions against every English article, paragraph or sentence of the "
+                   "data set, as relkt.evaluate does (default: none)")
     add_pool_arguments(p, split="dev", langs=False)
     p.add_argument("--max-questions", type=int, default=0, help="dev questions to score (default: 0 = all; else a seeded sample)")
     p.add_argument("--seed", type=int, default=0, help="seed of that sample (default: 0)")
@@ -77,6 +89,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.split == "test":
         p.error("--split test: alpha is chosen on held-out data that is not the test split (dev, or train)")
+    unit = args.primary_metric.partition("/")[0].removeprefix("xx_en_")
+    if args.primary_metric.startswith("xx_en_") and unit not in args.xx_en_unit:
+        p.error(f"--primary-metric {args.primary_metric}: add --xx-en-unit {unit} to score that unit")
     return args
 
 
@@ -97,11 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def interpolate(args: argparse.Namespace) -> int:
     alphas = _alphas(args.alphas)
     for flag, spec in (("--teacher", args.teacher), ("--student", args.student)):
-        if not spec.startswith("bert:"):
-            raise RelktError(f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH "
-                             "(a relkt export of a BERT encoder is rebuilt from its SavedModel)")
+        if spec.partition(":")[0] not in MIXABLE:
+            raise RelktError(f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH, "
+                             "minilm, muse or muse:PATH (a relkt export is rebuilt from its SavedModel that way)")
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)
+    from relkt.encoders.sentence_encoder import reading_whole  # deferred: heavy (TensorFlow)
     teacher = build_encoder(args.teacher, trainable=False)
     student = build_encoder(args.student, trainable=False)
     for enc in (teacher, student):
@@ -109,8 +125,20 @@ def interpolate(args: argparse.Namespace) -> int:
     own = [w.numpy() for w in student.weights]
     theirs = [w.numpy() for w in teacher.weights]
     names = [w.path for w in student.weights]
-    pool = sample_questions(load_pool(args), args.max_questions, args.seed)
-    evaluator = LareqaEvaluator(pool, batch_size=args.batch_size)
+    settings = pool_settings(args)
+    pool = sample_questions(load_pool(args, settings), args.max_questions, args.seed)
+    evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)
+    units = english_units(settings.data_dir, args.xx_en_unit)
+    unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=args.batch_size) if units else None
+    quiet = QuietEncoder(student, args.batch_size)
+
+    def dev_metrics() -> dict[str, float]:  # what a run's dev evaluation records (relkt.training.stage)
+        q, c = evaluator.encode(quiet)
+        flat = LareqaEvaluator.flat(evaluator.compute(q, c))
+        if unit_evaluator is not None:
+            with reading_whole(student, SCORING_MAX_LENGTH):  # whole articles, as relkt.evaluate reads them
+                flat.update(XxEnUnitEvaluator.flat(unit_evaluator.compute(q, unit_evaluator.encode_units(quiet))))
+        return flat
 
     def mix(alpha: float) -> None:  # the student's variables hold the mix; `own` keeps its weights
         for w, value in zip(student.weights, interpolate_weights(theirs, own, alpha, names)):
@@ -119,7 +147,7 @@ def interpolate(args: argparse.Namespace) -> int:
     scores, metrics = {}, {}
     for alpha in alphas:
         mix(alpha)
-        flat = LareqaEvaluator.flat(evaluator(QuietEncoder(student, args.batch_size)))
+        flat = dev_metrics()
         if args.primary_metric not in flat:
             raise RelktError(f"--primary-metric {args.primary_metric!r} is not a dev metric; valid: "
                              f"{', '.join(sorted(k for k in flat if not k.endswith('n_questions')))}")

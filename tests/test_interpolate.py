@@ -68,6 +68,55 @@ def dev_map(encoder, data_dir) -> float:
     return LareqaEvaluator.flat(LareqaEvaluator(pool)(QuietEncoder(encoder, 128)))["lareqa/mAP"]
 
 
+def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_scores_it(synthetic_data, tmp_path, capsys):
+    """WiSE-FT as its paper means it: a trained muse model mixed with the model it started from, alpha picked by the
+    paper's unit (dev questions ranking every English article, read whole as relkt.evaluate reads them)."""
+    from relkt import evaluate
+    from tests.encoders.tiny_muse import tiny_muse_encoder
+
+    base = tiny_muse_encoder(seed=0, max_length=32)  # articles run past 32 pieces: only whole reading scores them right
+    teacher = export_encoder(base, tmp_path / "base")
+    rng = np.random.default_rng(1)
+    for w in base.weights:  # "trained": every weight moved
+        w.assign(w.numpy() + rng.normal(0, 0.3, w.shape).astype(np.float32))
+    student = export_encoder(base, tmp_path / "trained")
+    out = tmp_path / "wise"
+    rc = interpolate.main(["--teacher", f"muse:{teacher}", "--student", f"muse:{student}", "--alphas", "0,0.5,1",
+                           "--output", str(out), "--data-dir", str(synthetic_data), "--xx-en-unit", "article",
+                           "--primary-metric", "xx_en_article/P@1"])
+    assert rc == 0, capsys.readouterr().err
+    report = json.loads((tmp_path / "wise.interpolation.json").read_text())
+    scores = {float(a): s for a, s in report["scores"].items()}
+    assert report["alpha"] == interpolate.choose_alpha(scores) and report["primary_metric"] == "xx_en_article/P@1"
+    # alpha 0 and 1 are the two exports themselves, scored on dev as relkt.evaluate scores them.
+    for alpha, export in ((0.0, teacher), (1.0, student)):
+        res = tmp_path / f"eval{alpha}.json"
+        assert evaluate.main(["--encoder", f"muse:{export}", "--data-dir", str(synthetic_data), "--split", "dev",
+                              "--xx-en-unit", "article", "--output", str(res), "--no-progress"]) == 0
+        expected = json.loads(res.read_text())["xx_en_article"]
+        dev = report["dev"][str(alpha)]
+        for lang in ("de", "en"):
+            assert dev[f"xx_en_article/{lang}/P@1"] == pytest.approx(expected[lang]["P@1"], abs=1e-9)
+            assert dev[f"xx_en_article/{lang}/MRR"] == pytest.approx(expected[lang]["MRR"], abs=1e-6)
+    assert scores[0.0] != scores[1.0] or report["dev"]["0.0"]["xx_en_article/MRR"] != report["dev"]["1.0"]["xx_en_article/MRR"]
+    # The export is a muse model holding the chosen mix.
+    texts = ["cat dog river", "katze hund fluss brot"]
+    t, s = build_encoder(f"muse:{teacher}", trainable=False), build_encoder(f"muse:{student}", trainable=False)
+    t.embed(texts), s.embed(texts)
+    for w, value in zip(s.weights, interpolate.interpolate_weights([x.numpy() for x in t.weights],
+                                                                   [x.numpy() for x in s.weights], report["alpha"])):
+        w.assign(value)
+    mixed = build_encoder(f"muse:{out}", trainable=False)
+    np.testing.assert_allclose(mixed.embed(texts), s.embed(texts), atol=1e-5)
+
+
+def test_a_primary_metric_of_an_unscored_unit_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit):
+        interpolate.parse_args(["--teacher", "muse", "--student", "muse:x", "--output", "o",
+                                "--primary-metric", "xx_en_article/P@1"])
+    assert "--primary-metric xx_en_article/P@1: add --xx-en-unit article" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, message", [
     (["--teacher", "hub:x", "--student", "bert:y"], "--teacher hub:x: interpolation needs"),
     (["--teacher", "bert:x", "--student", "bert:y", "--alphas", "0,2"], "--alphas: comma-separated numbers in [0, 1]"),
