@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(bert:PATH, muse:PATH), or a teacher's base (minilm, muse)")
     p.add_argument("--student", required=True, help="the model trained from it (bert:PATH or muse:PATH)")
     p.add_argument("--alphas", default="0,0.25,0.5,0.75,1", help="student weights to try, comma-separated in [0, 1] (default: 0,0.25,0.5,0.75,1)")
-    p.add_argument("--output", required=True, help="folder: the chosen model (hub format) and interpolation.json")
+    p.add_argument("--output", required=True, help="folder of the chosen model (hub format); every alpha's dev metrics go "
+                   "to OUTPUT.interpolation.json beside it")
     p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha, any relkt.evaluate key, "
                    "e.g. xx_en_article/P@1 with --xx-en-unit article (default: xx_en/P@1)")
     p.add_argument("--xx-en-unit", type=xx_en_units, default=(), metavar="UNIT[,UNIT...]",
@@ -87,8 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = build_parser()
     args = p.parse_args(argv)
-    if args.split == "test":
-        p.error("--split test: alpha is chosen on held-out data that is not the test split (dev, or train)")
+    if args.split in ("test", "all"):  # `all` holds the test articles too
+        p.error(f"--split {args.split}: alpha is chosen on held-out data that is not the test split (dev, or train)")
     unit = args.primary_metric.partition("/")[0].removeprefix("xx_en_")
     if args.primary_metric.startswith("xx_en_") and unit not in args.xx_en_unit:
         p.error(f"--primary-metric {args.primary_metric}: add --xx-en-unit {unit} to score that unit")

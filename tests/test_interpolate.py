@@ -110,11 +110,15 @@ def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_score
     np.testing.assert_allclose(mixed.embed(texts), s.embed(texts), atol=1e-5)
 
 
-def test_a_primary_metric_of_an_unscored_unit_is_a_usage_error(capsys):
+@pytest.mark.parametrize("extra, message", [
+    (["--primary-metric", "xx_en_article/P@1"], "--primary-metric xx_en_article/P@1: add --xx-en-unit article"),
+    (["--split", "test"], "--split test: alpha is chosen on held-out data that is not the test split"),
+    (["--split", "all"], "--split all: alpha is chosen on held-out data that is not the test split"),
+])
+def test_choosing_on_test_questions_or_an_unscored_unit_is_a_usage_error(capsys, extra, message):
     with pytest.raises(SystemExit):
-        interpolate.parse_args(["--teacher", "muse", "--student", "muse:x", "--output", "o",
-                                "--primary-metric", "xx_en_article/P@1"])
-    assert "--primary-metric xx_en_article/P@1: add --xx-en-unit article" in capsys.readouterr().err
+        interpolate.parse_args(["--teacher", "muse", "--student", "muse:x", "--output", "o"] + extra)
+    assert message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args, message", [
