@@ -237,3 +237,27 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
     assert f"kept {out / 'fold0' / 'teacher.json'}" in printed
     assert json.loads((out / "fold0" / "student.json").read_text())["setup"]["export"] == \
         hashlib.sha256(best.read_bytes()).hexdigest()
+
+
+def test_compare_english_gap_sets_each_language_beside_its_english_originals(tmp_path, capsys):
+    import numpy as np
+
+    results = {"lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}, "en": {"mAP": 0.5}}},
+               "xx_en": {"de": {"P@1": 0.5}, "en": {"P@1": 0.5}}, "xx_en_article": {"de": {"P@1": 0.2}, "en": {"P@1": 0.9}}}
+    ids = np.array([f"q{i}" for i in range(30)] * 2)
+    langs = np.array(["de"] * 30 + ["en"] * 30)
+    # Articles: German gets q0-q5 (6 / 30 = 20%), English q0-q26 (27 / 30 = 90%): only English 21 (q6-q26), only
+    # German 0: chi2 = (21 - 1)^2 / 21 = 19.05, p < 0.001. The pool (sentence) hits are all right in both languages.
+    article = np.r_[np.arange(30) < 6, np.arange(30) < 27].astype(float)
+    (tmp_path / "t.json").write_text(json.dumps(results))
+    np.savez(tmp_path / "t.per_question.npz", qas_id=ids, lang=langs, AP=np.full(60, 0.5), xx_en_hit1=np.ones(60),
+             xx_en_article_hit1=article)
+    compare = load("compare")
+    assert compare.main([str(tmp_path / "t.json"), "--english-gap", "--xx-en-unit", "article"]) == 0
+    printed = capsys.readouterr().out
+    assert "t: XX->EN (article) P@1 of each language beside its questions' English originals" in printed
+    assert "| de | 20.00 | 90.00 | +70.00 | 21 / 0 | 0.000* | 30 |" in printed
+    assert compare.main([str(tmp_path / "t.json"), "--english-gap"]) == 0  # the pool: no gap
+    assert "| de | 100.00 | 100.00 | +0.00 | 0 / 0 | 1.000 | 30 |" in capsys.readouterr().out
+    assert compare.main([str(tmp_path / "t.json"), "--english-gap", "--xx-en-unit", "paragraph"]) == 0
+    assert "(no gap to English for t: its per-question scores have no xx_en_paragraph_hit1" in capsys.readouterr().out

@@ -6,6 +6,8 @@ whether each run's differences from the one before it are significant.
 Significance needs the per-question scores relkt.evaluate writes beside each result
 (`test.per_question.npz`): a paired bootstrap CI of the LAReQA mAP difference and McNemar's test on
 XX->EN P@1 (and on translation retrieval, Q>Qen P@1, where both files have it), per question language, over the same questions (matched by qas_id and language).
+`--english-gap` adds, for each run, every language's XX->EN P@1 beside that of the same questions asked in English:
+what stage 2's question term, S(q_x) -> T(q_en), could reach at most with that model as the teacher.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from relkt.analysis import mcnemar, paired_bootstrap
+from relkt.analysis import gap_to_english, mcnemar, paired_bootstrap
 from relkt.evaluate import per_question_path
 from relkt.io import atomic_write_text
 
@@ -35,6 +37,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="which XX->EN to show and test: pool = the scored split's English sentences (relkt's dev metric), "
                    "article/paragraph/sentence = CL-ReLKT's protocol over every English unit of the data set "
                    "(article is the paper's table; default: pool)")
+    p.add_argument("--english-gap", action="store_true",
+                   help="also show, for each run, every language's XX->EN P@1 against its questions' English originals "
+                   "scored by the same model: what stage 2's question term alone could reach (McNemar per language)")
     p.add_argument("--output", default=None, help="write the tables as Markdown here (default: comparison.md in the "
                    "folder that holds all the results files)")
     return p.parse_args(argv)
@@ -137,6 +142,23 @@ def significance_lines(a_name: str, b_name: str, rows: list[dict], unit: str = "
     return lines
 
 
+def english_gap_lines(name: str, per_question: dict, unit: str = "pool") -> list[str]:
+    """One run's XX->EN P@1 per language beside that of the same questions asked in English (`gap_to_english`)."""
+    label, key = "XX->EN" if unit == "pool" else f"XX->EN ({unit})", f"{xx_en_key(unit)}_hit1"
+    if key not in per_question:
+        raise ValueError(f"its per-question scores have no {key} (score it with relkt.evaluate --xx-en-unit {unit})")
+    rows = gap_to_english(per_question["lang"], per_question["qas_id"], per_question[key])
+    lines = [f"{name}: {label} P@1 of each language beside its questions' English originals, same model (questions "
+             "only English / only X got right, McNemar p); * = significant at 0.05",
+             "| lang | P@1 | English originals' P@1 | gap (points) | only English / only X | McNemar p | questions |",
+             "|---|---|---|---|---|---|---|"]
+    for lang, r in rows.items():
+        lines.append(f"| {lang} | {100 * r['P@1']:.2f} | {100 * r['english_P@1']:.2f} | {100 * r['gap']:+.2f} | "
+                     f"{r['only_english']} / {r['only_x']} | {r['p_value']:.3f}{'*' if r['p_value'] < 0.05 else ''} | "
+                     f"{r['n_questions']} |")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     paths = [Path(p) for p in args.results]
@@ -162,6 +184,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         rows = significance_rows(a, b, args.bootstrap, args.seed, args.xx_en_unit)
         lines += ["", *significance_lines(names[j], names[i], rows, args.xx_en_unit)]
+    for name, path in zip(names, paths) if args.english_gap else ():
+        try:
+            lines += ["", *english_gap_lines(name, load_per_question(path), args.xx_en_unit)]
+        except (FileNotFoundError, ValueError) as e:
+            lines += ["", f"(no gap to English for {name}: {e})"]
     text = "\n".join(lines) + "\n"
     print(text, end="")
     output = Path(args.output) if args.output else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"

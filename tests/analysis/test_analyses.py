@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from relkt.analysis import (language_id_probe, limit_to_one_target, mcnemar, monolingual_pool, paired_bootstrap, pca_2d,
-                            remove_one_target, top_k_language_distribution)
+from relkt.analysis import (gap_to_english, language_id_probe, limit_to_one_target, mcnemar, monolingual_pool,
+                            paired_bootstrap, pca_2d, remove_one_target, top_k_language_distribution)
 from relkt.analysis.tokenizer_audit import audit_tokenizer
 from relkt.data import Candidate, LareqaPool, Question
 
@@ -122,3 +122,18 @@ def test_tokenizer_audit_counts_unknown_pieces():
     # With max_length 3 only one piece fits beside [CLS] and [SEP]: the two 2-piece texts are cut.
     assert r["pieces_per_text"] == pytest.approx(5 / 3) and "texts_cut" not in r
     assert audit_tokenizer(tok, ["the cat", "zzz cat", "猫"], max_length=3)["texts_cut"] == pytest.approx(2 / 3)
+
+
+def test_gap_to_english_by_hand():
+    # Four questions, asked in English and German (stored in another order), plus a German one with no English
+    # original (q9, left out). English gets q0, q1, q2; German gets q2, q3. Only English: q0, q1; only German: q3.
+    # German P@1 2/4 = 0.5, English originals 3/4 = 0.75, gap 0.25; McNemar exact on 2 / 1: p = 1.0.
+    lang = np.array(["en", "en", "en", "en", "de", "de", "de", "de", "de"])
+    qas_id = np.array(["q0", "q1", "q2", "q3", "q3", "q2", "q1", "q0", "q9"])
+    hit = np.array([1, 1, 1, 0, 1, 1, 0, 0, 1], float)
+    r = gap_to_english(lang, qas_id, hit)
+    assert set(r) == {"de"}
+    assert r["de"] == {"P@1": 0.5, "english_P@1": 0.75, "gap": 0.25, "only_english": 2, "only_x": 1,
+                       "p_value": pytest.approx(1.0), "n_questions": 4}
+    with pytest.raises(ValueError, match="no English questions"):
+        gap_to_english(lang[4:], qas_id[4:], hit[4:])
