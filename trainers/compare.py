@@ -184,11 +184,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         rows = significance_rows(a, b, args.bootstrap, args.seed, args.xx_en_unit)
         lines += ["", *significance_lines(names[j], names[i], rows, args.xx_en_unit)]
-    for name, path in zip(names, paths) if args.english_gap else ():
-        try:
-            lines += ["", *english_gap_lines(name, load_per_question(path), args.xx_en_unit)]
-        except (FileNotFoundError, ValueError) as e:
-            lines += ["", f"(no gap to English for {name}: {e})"]
+    if args.english_gap:
+        for name, path in zip(names, paths):
+            try:
+                lines += ["", *english_gap_lines(name, load_per_question(path), args.xx_en_unit)]
+            except (FileNotFoundError, ValueError) as e:
+                lines += ["", f"(no gap to English for {name}: {e})"]
     text = "\n".join(lines) + "\n"
     print(text, end="")
     output = Path(args.output) if args.output else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"

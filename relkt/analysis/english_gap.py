@@ -21,14 +21,14 @@ def gap_to_english(lang: np.ndarray, qas_id: np.ndarray, hit: np.ndarray) -> dic
     english = lang == "en"
     if not english.any():
         raise ValueError("no English questions: the gap to English needs the English originals scored in the same file")
-    original = dict(zip(qas_id[english], hit[english]))
+    order = np.argsort(qas_id[english])
+    en_ids, en_hits = qas_id[english][order], hit[english][order]
     out = {}
     for x in sorted(set(lang.tolist()) - {"en"}):
-        sel = (lang == x) & np.isin(qas_id, list(original))
-        x_hit = hit[sel]
-        en_hit = np.array([original[q] for q in qas_id[sel]], bool)
-        if not len(x_hit):
+        sel = (lang == x) & np.isin(qas_id, en_ids)
+        if not sel.any():
             continue
+        x_hit, en_hit = hit[sel], en_hits[np.searchsorted(en_ids, qas_id[sel])]
         test = mcnemar(en_hit, x_hit)
         out[x] = {"P@1": float(x_hit.mean()), "english_P@1": float(en_hit.mean()),
                   "gap": float(en_hit.mean() - x_hit.mean()), "only_english": test["only_a"], "only_x": test["only_b"],
