@@ -20,7 +20,8 @@ from relkt.data.english_answer_units import UNITS
 from relkt.data.selection import load_split
 from relkt.data.sources import ENV_VAR
 from relkt.data.splits import SPLITS
-from relkt.errors import ConfigError, RelktError
+from relkt.errors import ConfigError, Interrupted, RelktError, WriteError
+from relkt.io import os_reason
 
 _POOL = PoolSection()
 
@@ -94,14 +95,29 @@ def load_pool(args: argparse.Namespace, settings: PoolSection | None = None):
     return load_split(settings or pool_settings(args), args.split, langs=langs)
 
 
-def run_cli(body: Callable[[], int], verbose: bool = True) -> int:
-    """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING; a RelktError (bad input) is one
-    `error:` line on stderr and exit code 2."""
+EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by SIGINT
+
+
+def run_cli(body: Callable[[], int], verbose: bool = True, interrupted: str = "interrupted; nothing was written") -> int:
+    """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING. Each way it can fail is one line on
+    stderr, never a traceback: a RelktError (bad input) is `error: ...` and exit code 2; an OS error (a write to a
+    read-only folder, a full disk, a file-size limit) is `error: PATH: cannot write (REASON)` and exit code 1;
+    Ctrl-C prints `interrupted` (or the trainer's own line, with its step) and exits 130."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if verbose:
         logging.getLogger("relkt").setLevel(logging.INFO)
     try:
         return body()
+    except Interrupted as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        print(interrupted, file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as e:  # WriteError included: it names its path and reason already
+        where = f"{e.filename}: " if getattr(e, "filename", None) and not isinstance(e, WriteError) else ""
+        print(f"error: {where}{e if isinstance(e, WriteError) else os_reason(e)}", file=sys.stderr)
+        return 1
     except RelktError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -122,12 +138,26 @@ def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, tr
         # --smoke shrinks the run first; an explicit --set then wins over what it shrank.
         config = load_config(config_cls, args.config, ["smoke=true"] if args.smoke else [])
         config = with_overrides(config.apply_smoke(), args.set)
-        best = train_fn(config).get("best", {})
-        print(f"{stage} done: best dev {best.get('metric')} = {best.get('value')} at step {best.get('step')}; "
-              f"model: {Path(config.output_dir) / 'best'}")
+        print(final_line(stage, train_fn(config), Path(config.output_dir) / "best"))
         return 0
 
-    return run_cli(body)
+    return run_cli(body, interrupted="interrupted before training started; rerun the same command to resume")
+
+
+def final_line(stage: str, summary: dict[str, Any], best_dir: Path) -> str:
+    """A trainer's last line: its best dev score and where the model is, and, when the run scored its starting point
+    (`summary["start"]`), whether training beat it: a best/ worse than the model it started from is said here."""
+    best, start = summary.get("best", {}), summary.get("start")
+    line = f"{stage} done: best dev {best.get('metric')} = {best.get('value')} at step {best.get('step')}; model: {best_dir}"
+    if not start or best.get("value") is None:
+        return line
+    if best["value"] < start["value"]:
+        return (f"{line}. WORSE than its starting point (dev {start['metric']} = {start['value']} at step 0): no "
+                "trained step beat the model it started from; set eval.at_start: true to keep that one as best/, or "
+                "lower schedule.learning_rate")
+    if best.get("step") == 0:
+        return f"{line}. No trained step beat its starting point: best/ is the model it started from"
+    return line
 
 
 def named_specs(items: list[str]) -> dict[str, str]:

@@ -24,3 +24,18 @@ class NonFiniteError(RelktError, ArithmeticError):
 
 class CheckpointError(RelktError):
     """A run folder's checkpoint cannot be read (and no earlier one can either)."""
+
+
+class DegenerateError(RelktError, ArithmeticError):
+    """Embeddings that carry no ranking: zero-norm rows, or every row (nearly) the same vector. Every score then
+    ties and the ranking falls back to candidate order, which looks like a result; a collapsed model is never
+    exported as best/ nor scored."""
+
+
+class WriteError(RelktError, OSError):
+    """A write of a run folder or an output failed (read-only, no space, file too large); nothing half-written is
+    left behind. The message names the path and the OS reason."""
+
+
+class Interrupted(RelktError):
+    """Ctrl-C: the command stopped where it stood; what it wrote before is whole, and a trainer resumes from it."""

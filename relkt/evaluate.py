@@ -21,7 +21,7 @@ from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
 from relkt.data.parallel_corpus import read_parallel_tsv
 from relkt.errors import ConfigError
-from relkt.io import atomic_write_json, atomic_write_npz
+from relkt.io import atomic_files, json_text
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
@@ -68,7 +68,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: evaluate(parse_args(argv)))
+    return run_cli(lambda: evaluate(parse_args(argv)), interrupted="interrupted; nothing was written")
 
 
 def evaluate(args: argparse.Namespace) -> int:
@@ -110,9 +110,11 @@ def evaluate(args: argparse.Namespace) -> int:
         "encode_seconds": round(t1 - t0, 2), "score_seconds": round(t2 - t1, 2),
     }
     print(evaluation_table(results))
-    if args.output:
-        atomic_write_json(args.output, results)
-        npz = write_per_question(per_question_path(args.output), evaluator, unit_evaluator)
+    if args.output:  # one unit: the per-question scores and the JSON are both written, or neither
+        npz = per_question_path(args.output)
+        with atomic_files([npz, args.output]) as (per_question_file, json_file):
+            np.savez(per_question_file, **per_question_arrays(evaluator, unit_evaluator))
+            json_file.write(json_text(results).encode("utf-8"))
         print(f"wrote {args.output} and {npz}")
     return 0
 
@@ -148,9 +150,9 @@ def per_question_path(output: str | Path) -> Path:
     return output.with_name(output.stem + ".per_question.npz")
 
 
-def write_per_question(path: Path, evaluator, unit_evaluator=None) -> Path:
-    """Per-question LAReQA AP, XX->EN (per unit) and bitext hit@1 with each question's qas_id and language
-    (atomically), so two runs over the same split can be compared question by question without encoding again."""
+def per_question_arrays(evaluator, unit_evaluator=None) -> dict[str, np.ndarray]:
+    """Per-question LAReQA AP, XX->EN (per unit) and bitext hit@1 with each question's qas_id and language, so two
+    runs over the same split can be compared question by question without encoding again."""
     pool, per_q = evaluator.pool, evaluator.per_question
     arrays = {"qas_id": np.array([q.qas_id for q in pool.questions]), "lang": np.asarray(pool.question_langs, dtype=str),
               "AP": per_q["lareqa"]["AP"]}
@@ -160,8 +162,7 @@ def write_per_question(path: Path, evaluator, unit_evaluator=None) -> Path:
         arrays["bitext_hit1"] = per_q["bitext"]["hit@1"]  # NaN for English and questions with no English twin
     for unit, hit in (unit_evaluator.per_question if unit_evaluator else {}).items():
         arrays[f"xx_en_{unit}_hit1"] = hit
-    atomic_write_npz(path, **arrays)
-    return path
+    return arrays
 
 
 if __name__ == "__main__":

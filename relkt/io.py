@@ -6,11 +6,13 @@ import json
 import os
 import shutil
 import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
+
+from relkt.errors import WriteError
 
 
 def _file_mode() -> int:
@@ -20,22 +22,63 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
+def os_reason(error: BaseException) -> str:
+    """The OS's words for a failed write ("No space left on device"), else the error's own."""
+    return getattr(error, "strerror", None) or str(error) or type(error).__name__
+
+
+@contextmanager
+def write_errors(path: str | Path, what: str = "write"):
+    """Turn an OSError inside the block into one WriteError naming `path` and the OS reason (read-only, no space,
+    file too large), so a command ends with one line instead of a traceback."""
+    try:
+        yield
+    except WriteError:
+        raise
+    except OSError as e:
+        raise WriteError(f"{path}: cannot {what} ({os_reason(e)})") from e
+
+
 @contextmanager
 def atomic_file(path: str | Path, mode: str = "wb"):
     """Open a temporary file beside `path` for writing; on success fsync it and rename it over `path` (with the
-    permissions a plain new file gets); on failure remove it, leaving what was at `path` untouched."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    permissions a plain new file gets); on failure remove it, leaving what was at `path` untouched. An OS error is
+    a WriteError naming `path`."""
+    with atomic_files([path], mode) as (f,):
+        yield f
+
+
+@contextmanager
+def atomic_files(paths: Sequence[str | Path], mode: str = "wb"):
+    """`atomic_file` for several files written as one unit: each is written to its temporary file, and only when
+    all are written (and fsynced) are they renamed into place, so a failure leaves none of them changed."""
+    paths = [Path(p) for p in paths]
+    temps: list[str] = []
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with ExitStack() as stack:
+            handles = []
+            for path in paths:
+                with write_errors(path):
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+                temps.append(tmp)
+                handles.append(stack.enter_context(os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))))
+            yield handles
+            for path, f in zip(paths, handles):
+                with write_errors(path):
+                    f.flush()
+                    os.fsync(f.fileno())
+        for path, tmp in zip(paths, temps):
+            with write_errors(path):
+                os.chmod(tmp, _file_mode())
+        for path, tmp in zip(paths, temps):
+            with write_errors(path):
+                os.replace(tmp, path)
+    except BaseException as e:
+        for tmp in temps:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError) and not isinstance(e, WriteError):
+            raise WriteError(f"{paths[0]}: cannot write ({os_reason(e)})") from e
         raise
 
 
@@ -53,8 +96,13 @@ def atomic_write_npz(path: str | Path, **arrays: np.ndarray) -> Path:
     return Path(path)
 
 
+def json_text(obj: Any) -> str:
+    """How relkt writes JSON results: indented, UTF-8 as is."""
+    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=True) + "\n"
+
+
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
-    return atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=True) + "\n")
+    return atomic_write_text(path, json_text(obj))
 
 
 def fsync_tree(directory: str | Path) -> None:

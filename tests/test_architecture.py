@@ -76,7 +76,7 @@ def test_imports_inside_functions_say_why_they_are_deferred():
 
 @pytest.mark.parametrize("module", ["relkt.cli", "relkt.config", "relkt.data", "relkt.metrics", "relkt.analysis",
                                     "relkt.reports.tables", "relkt.evaluate", "relkt.audit", "relkt.coverage",
-                                    "relkt.interpolate"])
+                                    "relkt.interpolate", "relkt.train_teacher", "relkt.train_student"])
 def test_tensorflow_free_layers_do_not_load_it(module):
     code = f"import sys, {module}; heavy = [m for m in ('tensorflow', 'keras') if m in sys.modules]; print(heavy)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

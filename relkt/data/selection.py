@@ -65,3 +65,14 @@ def dev_pool(config: Any) -> LareqaPool:
     if getattr(config.data, "answer_unit", "sentence") == "passage":
         pool = pool.to_passages()
     return sample_questions(pool, config.eval.max_questions, config.seed)
+
+
+def languages_read(config: Any) -> set[str] | None:
+    """The languages whose files a run reads (None: every file of the folder): what its fingerprints must cover,
+    and no more (a file it never reads cannot change its result). A teacher reads its train and answer languages,
+    its dev languages (all when `eval.langs` is empty) and English for `eval.xx_en_units`; a student reads all."""
+    data = config.data
+    if not hasattr(data, "train_langs") or not config.eval.langs:
+        return None
+    return (set(data.train_langs) | set(data.answer_langs) | set(config.eval.langs)
+            | ({"en"} if config.eval.xx_en_units else set()))

@@ -132,6 +132,10 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                     out.unmatched_answers.append(qas_id)
                 else:
                     out.answer_sentence[qas_id] = first + hit
+    if not out.candidates or not out.questions:  # dropped from the table but kept in the pool, it moves every score
+        missing = "no paragraphs with context" if not out.candidates else "no questions (every qas list is empty)"
+        raise DataError(f"{path}: {missing}; a language file must hold both questions and candidate sentences "
+                        f"(remove it from the folder to leave {lang} out)")
     if out.unmatched_answers:
         log.warning(
             "%s: %d answer_start offsets lie in no sentence span (e.g. qas id %s); "

@@ -18,8 +18,8 @@ import relkt
 from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
 from relkt.encoders.sentence_encoder import SentenceEncoder
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
-from relkt.errors import EncoderError
-from relkt.io import fsync_tree, replace_dir
+from relkt.errors import EncoderError, WriteError
+from relkt.io import fsync_tree, replace_dir, write_errors
 
 METADATA_FILE = "relkt.json"
 FORMAT = "relkt-encoder/1"
@@ -38,12 +38,23 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
     export never leaves a half-written model where a good one was.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.writing-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-
     if not encoder.built:
         encoder.embed(["build"])
+    tmp = path.parent / f".{path.name}.writing-{os.getpid()}"
+    try:
+        with write_errors(path, "write the export"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+            _write_export(encoder, tmp, training)
+            return replace_dir(tmp, path)
+    except tf.errors.OpError as e:  # TensorFlow's file writes: EFBIG arrives as OutOfRangeError, ENOSPC as ResourceExhausted
+        raise WriteError(f"{path}: cannot write the export ({e.message.strip()})") from None
+    finally:  # also on Ctrl-C: no half-written export is left beside the good one
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write_export(encoder: SentenceEncoder, tmp: Path, training: dict[str, Any] | None) -> None:
+    """The export's files, written into `tmp` and fsynced."""
 
     def serve(strings):
         return encoder(encoder._preprocess(strings), training=False)
@@ -70,7 +81,6 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
         metadata["tokenizer"] = write_tokenizer(tokenizer, tmp)  # lets audits and `bert:`/`muse:` read the export
     (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
     fsync_tree(tmp)
-    return replace_dir(tmp, path)
 
 
 def link_export(source: str | Path, path: str | Path, training: dict[str, Any]) -> Path:

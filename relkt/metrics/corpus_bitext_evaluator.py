@@ -7,6 +7,7 @@ from typing import Mapping
 
 import numpy as np
 
+from relkt.metrics.embedding_checks import check_embeddings
 from relkt.metrics.ranking import gold_ranks
 
 
@@ -29,7 +30,10 @@ class CorpusBitextEvaluator:
             for j, text in enumerate(en):
                 first[text].append(j)
             gold = [np.array(g, dtype=np.int64) for g in gold_of]
-            ranks = gold_ranks(encoder.encode(xx, batch_size=self.batch_size), encoder.encode(en, batch_size=self.batch_size), gold)
+            xx_emb, en_emb = encoder.encode(xx, batch_size=self.batch_size), encoder.encode(en, batch_size=self.batch_size)
+            check_embeddings(xx_emb, f"corpus {lang}")
+            check_embeddings(en_emb, f"corpus {lang} English")
+            ranks = gold_ranks(xx_emb, en_emb, gold)
             out[f"corpus/{lang}/P@1"] = float(np.mean(ranks[:, 0] == 1))
         if out:
             out["corpus/P@1"] = float(np.mean(list(out.values())))

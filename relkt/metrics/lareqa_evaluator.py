@@ -7,6 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.metrics.embedding_checks import check_embeddings
 from relkt.metrics.ranking import gold_ranks, gold_matrix, per_question_metrics, summarize
 from relkt.metrics.retrieval_evaluator import TextEncoder
 
@@ -50,8 +51,10 @@ class LareqaEvaluator:
 
     def compute(self, question_emb: np.ndarray, candidate_emb: np.ndarray) -> dict:
         """Nested results: {"lareqa": {..., "per_language": {lang: {...}}}, "xx_en": {lang: {...}}}.
-        Non-finite embeddings raise NonFiniteError (see `gold_ranks`)."""
+        Embeddings that cannot rank raise NonFiniteError or DegenerateError (`check_embeddings`)."""
         pool = self.pool
+        check_embeddings(question_emb, "question")
+        check_embeddings(candidate_emb, "candidate")
         q_langs, c_langs = pool.question_langs, pool.candidate_langs
         per_q = per_question_metrics(gold_ranks(question_emb, candidate_emb, pool.gold), self.ks, self.map_ks)
         self.per_question = {"lareqa": per_q}

@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from relkt.errors import NonFiniteError
+from relkt.metrics.embedding_checks import check_finite
 
 
 def gold_matrix(gold: Sequence[np.ndarray]) -> np.ndarray:
@@ -63,11 +63,8 @@ def gold_ranks(
     """
     q = np.asarray(question_emb, dtype=np.float32)
     c = np.asarray(candidate_emb, dtype=np.float32)
-    for name, emb in (("question", q), ("candidate", c)):  # NaN scores would rank by index and look like a result
-        bad = ~np.isfinite(emb).all(axis=1)
-        if bad.any():
-            raise NonFiniteError(f"{int(bad.sum())} of {len(emb)} {name} embeddings hold NaN or inf (first: row "
-                                 f"{int(np.argmax(bad))}); the encoder's weights are probably not finite")
+    check_finite(q, "question")  # NaN scores would rank by index and look like a result
+    check_finite(c, "candidate")
     g_all = gold if isinstance(gold, np.ndarray) and gold.ndim == 2 else gold_matrix(gold)
     if g_all.size and g_all.max() >= c.shape[0]:
         raise ValueError(f"gold index {g_all.max()} out of range for {c.shape[0]} candidates")

@@ -6,6 +6,7 @@ from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
+from relkt.metrics.embedding_checks import check_embeddings
 from relkt.metrics.ranking import gold_ranks, per_question_metrics, summarize
 
 
@@ -44,7 +45,10 @@ class RetrievalEvaluator:
         self.ks, self.map_ks, self.name, self.batch_size = tuple(ks), tuple(map_ks), name, batch_size
 
     def compute(self, query_emb: np.ndarray, corpus_emb: np.ndarray) -> dict[str, float]:
-        """Metrics from precomputed embeddings (rows aligned with the query/corpus dicts)."""
+        """Metrics from precomputed embeddings (rows aligned with the query/corpus dicts); embeddings that cannot rank
+        raise (`check_embeddings`)."""
+        check_embeddings(query_emb, "query")
+        check_embeddings(corpus_emb, "corpus")
         per_q = per_question_metrics(gold_ranks(query_emb, corpus_emb, self.gold), self.ks, self.map_ks)
         prefix = f"{self.name}_" if self.name else ""
         return {prefix + k: v for k, v in summarize(per_q).items()}

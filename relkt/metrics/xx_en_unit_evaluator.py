@@ -8,6 +8,7 @@ import numpy as np
 
 from relkt.data.english_answer_units import EnglishAnswerUnits
 from relkt.data.records import Question
+from relkt.metrics.embedding_checks import check_embeddings
 from relkt.metrics.ranking import gold_ranks, per_question_metrics, summarize
 from relkt.metrics.retrieval_evaluator import TextEncoder
 
@@ -35,7 +36,9 @@ class XxEnUnitEvaluator:
         langs = np.array([q.lang for q in self.questions])
         qas_ids = [q.qas_id for q in self.questions]
         results = {}
+        check_embeddings(question_emb, "question")
         for unit, u in self.units.items():
+            check_embeddings(unit_emb[unit], f"English {unit}")
             per_q = per_question_metrics(gold_ranks(question_emb, unit_emb[unit], u.gold(qas_ids)), self.ks, ())
             self.per_question[unit] = per_q["hit@1"]
             block = {}

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from relkt.io import atomic_file
+
 
 def _plt():
     import matplotlib  # deferred: heavy, loaded only when a figure is drawn
@@ -35,9 +37,7 @@ def heatmap(matrix: np.ndarray, langs: list[str], title: str, path: Path, vmin: 
                 ax.text(j, i, f"{100 * matrix[i, j]:.0f}", ha="center", va="center", fontsize=7, color="white" if dark else "black")
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def language_distribution(dist: np.ndarray, langs: list[str], title: str, path: Path) -> Path:
@@ -55,9 +55,7 @@ def language_distribution(dist: np.ndarray, langs: list[str], title: str, path: 
     ax.set_title(title, fontsize=10)
     ax.legend(title="candidate", fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title: str, path: Path) -> Path:
@@ -71,9 +69,7 @@ def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title:
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def training_curves(history: list[dict], primary_metric: str, title: str, path: Path) -> Path:
@@ -104,6 +100,14 @@ def training_curves(history: list[dict], primary_metric: str, title: str, path: 
     axes[2].set_xlabel("step")
     axes[0].set_title(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
+
+
+def _save(plt, fig, path: Path) -> Path:
+    """Write the figure as PNG atomically (a failed write is a WriteError naming `path`; nothing half-drawn stays)."""
+    try:
+        with atomic_file(path, "wb") as f:
+            fig.savefig(f, format="png", dpi=110)
+    finally:
+        plt.close(fig)
+    return Path(path)

@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from relkt.errors import CheckpointError
-from relkt.io import fsync_tree, recover_dir, replace_dir
+from relkt.io import fsync_tree, recover_dir, replace_dir, write_errors
 
 log = logging.getLogger("relkt.training")
 
@@ -51,16 +51,20 @@ class Checkpointer:
 
     def save(self, encoder, optimizer, state: RunState, extra_arrays: Callable[[], dict[str, np.ndarray]]) -> None:
         tmp = self.write_dir / ".checkpoint.writing"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
         arrays = {f"w{i}": v.numpy() for i, v in enumerate(encoder.weights)}
         arrays.update({f"o{i}": v.numpy() for i, v in enumerate(optimizer.variables)})
         arrays.update({f"x_{k}": v for k, v in extra_arrays().items()})
-        with open(tmp / "arrays.npz", "wb") as f:
-            np.savez(f, **arrays)
-        (tmp / "state.json").write_text(json.dumps(state.__dict__, indent=1))
-        fsync_tree(tmp)
-        replace_dir(tmp, self.write_dir / "checkpoint", keep_previous=self.write_dir / "checkpoint.prev")
+        try:
+            with write_errors(self.write_dir / "checkpoint", "write the checkpoint"):
+                shutil.rmtree(tmp, ignore_errors=True)
+                tmp.mkdir()
+                with open(tmp / "arrays.npz", "wb") as f:
+                    np.savez(f, **arrays)
+                (tmp / "state.json").write_text(json.dumps(state.__dict__, indent=1))
+                fsync_tree(tmp)
+                replace_dir(tmp, self.write_dir / "checkpoint", keep_previous=self.write_dir / "checkpoint.prev")
+        finally:  # a failed or interrupted write leaves the previous checkpoint, and nothing beside it
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def load(self) -> tuple[Path, dict, dict[str, np.ndarray]] | None:
         """(folder, state dict, arrays) of the newest readable checkpoint; None when there is none; CheckpointError

@@ -104,6 +104,17 @@ class DistributedFit:
 
 
 
+class StepsRunProgbar(keras.callbacks.ProgbarLogger):
+    """Keras's progress line, ending at the steps actually run: a pass stopped by `schedule.max_steps` or early
+    stopping shows 4/52, where Keras's own would show 52/52."""
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.progbar is not None and self.target and self.seen < self.target:
+            self.progbar.update(self.seen, list((logs or {}).items()), finalize=True)
+        else:
+            super().on_epoch_end(epoch, logs)
+
+
 def is_distributed(strategy: tf.distribute.Strategy) -> bool:
     return isinstance(strategy, (tf.distribute.MirroredStrategy, tf.distribute.MultiWorkerMirroredStrategy,
                                  tf.distribute.TPUStrategy))
@@ -122,7 +133,7 @@ def fit(model: keras.Model, strategy: tf.distribute.Strategy, dataset: tf.data.D
     keras_fit_ok = not is_distributed(strategy) or (
         type(strategy) is tf.distribute.MirroredStrategy and not has_string_inputs(dataset))
     if keras_fit_ok:
-        model.fit(dataset, epochs=1, verbose=verbose, shuffle=False, callbacks=[callback])
+        model.fit(dataset, epochs=1, verbose=verbose, shuffle=False, callbacks=[callback, StepsRunProgbar()])
         return
     loop = model.__dict__.get("_relkt_distributed_fit")
     if loop is None:

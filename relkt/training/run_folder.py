@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,10 @@ import keras
 import yaml
 
 from relkt.config import save_config, to_dict
+from relkt.data.selection import languages_read
 from relkt.data.sources import language_files, resolve_data_dir
-from relkt.errors import ConfigError
-from relkt.io import atomic_write_json
+from relkt.errors import ConfigError, WriteError
+from relkt.io import atomic_write_json, os_reason, write_errors
 from relkt.training.run_lock import RunLock
 
 # A moved run folder still resumes; `verbose` changes no result.
@@ -97,7 +99,9 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
     path = out / FINGERPRINTS
     if path.exists():
         before = json.loads(path.read_text())
-        changed = sorted(k for k in before.keys() | current.keys() if before.get(k) != current.get(k))
+        # A data file recorded but no longer read (a folder fingerprinted whole by an older relkt) changes nothing.
+        keys = current.keys() | {k for k in before if not k.startswith("data/")}
+        changed = sorted(k for k in keys if before.get(k) != current.get(k))
         if changed:
             detail = "; ".join(f"{k}: {_short(before.get(k))} -> {_short(current.get(k))}" for k in changed[:4])
             raise ConfigError(f"{out} was trained on other inputs ({detail}); resume it with the data and teacher it "
@@ -107,9 +111,11 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
 
 
 def data_fingerprints(config: Any) -> dict[str, dict]:
-    """`data/{file}`: size and hash of every language file of the run's XQuAD-R folder."""
+    """`data/{file}`: size and hash of each language file the run reads (`languages_read`) of its data folder."""
     directory = resolve_data_dir(config.data.data_dir, download=False)
-    return {f"data/{path.name}": file_fingerprint(path) for _, path in sorted(language_files(directory).items())}
+    langs = languages_read(config)
+    return {f"data/{path.name}": file_fingerprint(path) for lang, path in sorted(language_files(directory).items())
+            if langs is None or lang in langs}
 
 
 def _short(entry: dict | None) -> str:
@@ -119,8 +125,20 @@ def _short(entry: dict | None) -> str:
     return f"{entry.get('bytes', '?')} bytes, sha256 {digest[:12]}" if "bytes" in entry else f"weights {digest[:12]}"
 
 
+class RunLogHandler(logging.FileHandler):
+    """`train.log`: a failed write (no space, file too large) stops the run with a WriteError naming the file, where
+    logging's own handler would print a traceback for every later line and go on."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
+            raise WriteError(f"{self.baseFilename}: cannot write ({os_reason(error)})") from error
+        super().handleError(record)
+
+
 def log_to_file(out: Path) -> logging.Handler:
-    handler = logging.FileHandler(out / "train.log", encoding="utf-8")
+    with write_errors(out / "train.log", "open"):
+        handler = RunLogHandler(out / "train.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.getLogger("relkt").addHandler(handler)
     logging.getLogger("relkt").setLevel(logging.INFO)

@@ -13,9 +13,10 @@ from typing import Any, Callable
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from relkt.encoders.export import export_encoder, link_export
-from relkt.errors import CheckpointError, NonFiniteError
+from relkt.errors import CheckpointError, DegenerateError, NonFiniteError, WriteError
 from relkt.io import atomic_write_json
 from relkt.reports import plots
 from relkt.training.checkpoint import Checkpointer, RunState
@@ -50,6 +51,7 @@ class RunHarness:
         checkpoint_every: int = 0,
         chief: bool = True,
         eval_at_start: bool = False,
+        compare_with_start: bool = False,
     ):
         self.out = Path(output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -61,7 +63,7 @@ class RunHarness:
         self.encoder, self.optimizer, self.evaluate_fn = encoder, optimizer, evaluate
         self.primary_metric, self.eval_every = primary_metric, eval_every
         self.checkpoint_every = checkpoint_every or eval_every
-        self.eval_at_start = eval_at_start
+        self.eval_at_start, self.compare_with_start = eval_at_start, compare_with_start
         self.training_info = training_info
         self.schedule = Schedule(schedule)
         self.checkpointer = Checkpointer(self.out, self.write_dir)
@@ -69,6 +71,7 @@ class RunHarness:
         self.state = RunState(learning_rate=schedule.learning_rate)
         self.extra_arrays: Callable[[], dict[str, np.ndarray]] = lambda: {}
         self.last_logs: dict[str, float] = {}
+        self.saved_step: int | None = None
 
     @property
     def policy(self):
@@ -79,6 +82,11 @@ class RunHarness:
         """Weights + optimizer variables + state, written to a fresh folder then swapped in."""
         self.state.policy = self.schedule.state()
         self.checkpointer.save(self.encoder, self.optimizer, self.state, self.extra_arrays)
+        self.saved_step = self.state.global_step
+
+    def checkpointed_step(self) -> int | None:
+        """The step of the newest checkpoint this process wrote or resumed from (None: none yet)."""
+        return self.saved_step
 
     def restore(self) -> dict[str, np.ndarray] | None:
         """Load the last checkpoint into encoder, optimizer and state; returns the trainer's arrays."""
@@ -108,6 +116,7 @@ class RunHarness:
         for i, v in enumerate(variables):
             v.assign(arrays[f"o{i}"])
         self.state = RunState(**state)
+        self.saved_step = self.state.global_step
         self.schedule.load_state(self.state.policy)
         self.optimizer.learning_rate.assign(self.current_learning_rate())
         self.log.write_history(self.state.history)
@@ -120,11 +129,7 @@ class RunHarness:
         """Evaluate on dev, log, update the schedule (`schedule=False`: a baseline that only sets the
         value to beat); export if best. Returns True to stop."""
         t0 = time.perf_counter()
-        metrics = self.evaluate_fn()
-        if self.primary_metric not in metrics:
-            raise KeyError(f"primary metric {self.primary_metric!r} not among the evaluation's metrics; "
-                           f"valid: {', '.join(sorted(k for k in metrics if not k.endswith('n_questions')))}")
-        value = float(metrics[self.primary_metric])
+        metrics, value = self.dev_metrics()
         decision, new_rate = self.schedule.evaluated(value, self.state.global_step, self.state.learning_rate, schedule)
         record = {
             "step": self.state.global_step, "epoch": self.state.epoch, "learning_rate": self.state.learning_rate,
@@ -148,21 +153,54 @@ class RunHarness:
             self.state.stopped_early, self.state.stop_reason = True, "plateau"
         return decision.stop
 
+    def dev_metrics(self) -> tuple[dict[str, float], float]:
+        """The dev evaluation and its primary value; a model whose embeddings cannot rank (NaN, zero or one vector)
+        stops the run here, naming the step, before it could become best/."""
+        try:
+            metrics = self.evaluate_fn()
+        except (NonFiniteError, DegenerateError) as e:
+            raise type(e)(f"step {self.state.global_step}: dev evaluation: {e}; stopped without exporting it "
+                          f"({self.kept()})") from None
+        if self.primary_metric not in metrics:
+            raise KeyError(f"primary metric {self.primary_metric!r} not among the evaluation's metrics; "
+                           f"valid: {', '.join(sorted(k for k in metrics if not k.endswith('n_questions')))}")
+        return metrics, float(metrics[self.primary_metric])
+
     def check_finite_weights(self) -> None:
         """NonFiniteError naming the first weight holding NaN or inf (a diverged model is never exported)."""
         for w in self.encoder.weights:
             if not np.isfinite(w.numpy()).all():
                 raise NonFiniteError(f"step {self.state.global_step}: weight {w.path} holds NaN or inf values; "
-                                     f"stopped without exporting it ({self.out} keeps its last good best/)")
+                                     f"stopped without exporting it ({self.kept()})")
+
+    def kept(self) -> str:
+        """What a run stopped by a diverged or collapsed model leaves to the user, as it is on disk."""
+        best = self.write_dir / "best"
+        if not best.exists():
+            return f"{self.out} has no best/: no evaluation before this one was good"
+        step = f" of step {self.policy.best_step}" if self.policy.best_step >= 0 else ""
+        return f"{self.out} keeps the best/{step} and the last good checkpoint"
 
     def evaluate_at_start(self) -> None:
         """With `eval_at_start`, score the untrained model once (step 0) so metrics.jsonl holds the starting
         point and `best/` is only replaced by a model that beats it (a student that never beats its
         starting copy of the teacher says so). It does not count towards learning-rate or early-stop
-        patience. Skipped on resume."""
-        if self.eval_at_start and self.state.global_step == 0 and not self.state.history:
+        patience. Without it, `compare_with_start` scores the starting point all the same, only to report it
+        (`summary.json`'s `start`: a best/ worse than the model it started from is said, not hidden); nothing is
+        exported and no schedule changes. Skipped on resume."""
+        if self.state.global_step != 0 or self.state.history or "start" in self.state.extra:
+            return
+        if self.eval_at_start:
             self.evaluate(schedule=False)
-            self.save_checkpoint()
+            self.state.extra["start"] = {"metric": self.primary_metric, "value": self.state.history[-1]["primary"]}
+        elif self.compare_with_start:
+            _, value = self.dev_metrics()
+            self.state.extra["start"] = {"metric": self.primary_metric, "value": value}
+            log.info("starting point: dev %s = %.4f (recorded, not exported: eval.at_start keeps it as best/ until "
+                     "beaten)", self.primary_metric, value)
+        else:
+            return
+        self.save_checkpoint()
 
     # ----- per step -------------------------------------------------------------------------
     def current_learning_rate(self) -> float:
@@ -184,8 +222,8 @@ class RunHarness:
         if loss is not None and not math.isfinite(loss):
             raise NonFiniteError(
                 f"step {self.state.global_step}: the training loss is {loss} (learning rate "
-                f"{self.current_learning_rate():.3g}); stopped. {self.out} keeps the checkpoint and best/ of the last "
-                "good evaluation; lower schedule.learning_rate (or check the data) and start a new output_dir")
+                f"{self.current_learning_rate():.3g}); stopped ({self.kept()}); lower schedule.learning_rate (or check "
+                "the data) and start a new output_dir")
         stop = False
         if self.state.global_step % self.eval_every == 0:
             stop = self.evaluate()
@@ -251,6 +289,7 @@ class RunHarness:
             "steps": self.state.global_step, "epochs_completed": self.state.epoch,
             "stopped_early": self.state.stopped_early, "stop_reason": self.state.stop_reason, "best_export": str(self.out / "best"),
             "last_export": str(self.out / "last"),
+            **({"start": {**self.state.extra["start"], "step": 0}} if "start" in self.state.extra else {}),
         }
         atomic_write_json(self.write_dir / "summary.json", summary)
         if not self.chief:
@@ -269,5 +308,11 @@ class HarnessCallback(keras.callbacks.Callback):
         self.harness.before_step()
 
     def on_train_batch_end(self, batch, logs=None):
-        if self.harness.after_step(logs):
+        try:
+            stop = self.harness.after_step(logs)
+        except (StopIteration, tf.errors.OutOfRangeError) as e:
+            # Keras takes these for the end of the data and would go on with a shortened epoch: never let one out.
+            raise WriteError(f"{self.harness.out}: step {self.harness.state.global_step}: "
+                             f"{getattr(e, 'message', None) or e!r}") from e
+        if stop:
             self.model.stop_training = True

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from relkt.errors import WriteError
 from relkt.io import atomic_write_text
 
 
@@ -24,10 +25,13 @@ class RunLog:
         """After an evaluation: metrics.jsonl, and the newest record's finite numbers as TensorBoard scalars."""
         self.write_history(history)
         record = history[-1]
-        if self._writer is None:
-            self._writer = tf.summary.create_file_writer(str(self.write_dir / "tensorboard"))
-        with self._writer.as_default(step=record["step"]):
-            for k, v in record.items():
-                if isinstance(v, (int, float)) and k != "step" and math.isfinite(v):
-                    tf.summary.scalar(k, v)
-        self._writer.flush()
+        try:
+            if self._writer is None:
+                self._writer = tf.summary.create_file_writer(str(self.write_dir / "tensorboard"))
+            with self._writer.as_default(step=record["step"]):
+                for k, v in record.items():
+                    if isinstance(v, (int, float)) and k != "step" and math.isfinite(v):
+                        tf.summary.scalar(k, v)
+            self._writer.flush()
+        except tf.errors.OpError as e:
+            raise WriteError(f"{self.write_dir / 'tensorboard'}: cannot write ({e.message.strip()})") from None

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from typing import Any, Callable, Sequence
 
 import keras
 import numpy as np
 import tensorflow as tf
 
-from relkt.cli import trainer_main
 from relkt.config import to_dict
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import dev_pool
 from relkt.encoders.sentence_encoder import QuietEncoder, reading_whole
-from relkt.errors import CheckpointError
+from relkt.errors import CheckpointError, Interrupted
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.training.distribute import make_strategy, set_precision, worker
@@ -29,8 +27,8 @@ log = logging.getLogger("relkt.training")
 
 class Stage:
     """What makes a trainer class a stage: `train(config)` runs it in its run folder (lock, config guard,
-    fingerprints, log file: relkt.training.run_folder) and returns the summary; `main(argv)` is its CLI
-    (`--config/--set/--smoke`). A subclass sets `config_class` and `name` and builds its run in `__init__`."""
+    fingerprints, log file: relkt.training.run_folder) and returns the summary (its CLI is relkt.cli.trainer_main).
+    A subclass sets `config_class` and `name` and builds its run in `__init__`."""
 
     config_class: type
     name: str
@@ -39,12 +37,6 @@ class Stage:
     def train(cls, config) -> dict[str, Any]:
         """Train with `config` (a `config_class`); returns the run summary."""
         return run_trainer(cls, config)
-
-    @classmethod
-    def main(cls, argv: Sequence[str] | None = None) -> int:
-        module = sys.modules[cls.__module__]
-        name = module.__spec__.name if cls.__module__ == "__main__" and module.__spec__ else cls.__module__
-        return trainer_main(argv, f"python -m {name}", module.__doc__ or "", cls.config_class, cls.train, cls.name)
 
 
 def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
@@ -58,10 +50,12 @@ def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
 
 
 def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: dict[str, Any],
-                  more_metrics: Callable[[Any], dict[str, float]] | None = None) -> RunHarness:
+                  more_metrics: Callable[[Any], dict[str, float]] | None = None,
+                  compare_with_start: bool = False) -> RunHarness:
     """The run harness of `config.output_dir`, evaluating `encoder` on the run's dev split every
     `eval.every_steps` steps (no progress bars; `more_metrics(encoder)` adds to those metrics) and recording
-    `training_info` and the config in each export. With `eval.xx_en_units` the dev questions also rank every
+    `training_info` and the config in each export (`compare_with_start`: the starting point is scored and reported
+    even without `eval.at_start`; see RunHarness.evaluate_at_start). With `eval.xx_en_units` the dev questions also rank every
     English unit of the data set, read whole as relkt.evaluate reads them."""
     pool = dev_pool(config)
     evaluator = LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
@@ -81,7 +75,7 @@ def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: d
         config.output_dir, encoder, optimizer, evaluate=evaluate,
         primary_metric=config.eval.primary_metric, eval_every=config.eval.every_steps, schedule=config.schedule,
         training_info={**training_info, "config": to_dict(config)}, checkpoint_every=config.schedule.checkpoint_every,
-        chief=chief, eval_at_start=config.eval.at_start,
+        chief=chief, eval_at_start=config.eval.at_start, compare_with_start=compare_with_start,
     )
 
 
@@ -118,9 +112,15 @@ def run_epochs(harness: RunHarness, epochs: int, train_epoch: Callable[[int, int
     if not harness.reopen(epochs):
         log.info("%s: this run already finished (summary.json); nothing to do", harness.out)
         return {**json.loads((harness.out / "summary.json").read_text()), "already_finished": True}
-    harness.evaluate_at_start()
-    while harness.state.epoch < epochs and not harness.state.stopped_early:
-        train_epoch(harness.state.epoch, harness.state.step_in_epoch)
-        if not harness.state.stopped_early:
-            harness.end_epoch()
-    return harness.finish(summary())
+    try:
+        harness.evaluate_at_start()
+        while harness.state.epoch < epochs and not harness.state.stopped_early:
+            train_epoch(harness.state.epoch, harness.state.step_in_epoch)
+            if not harness.state.stopped_early:
+                harness.end_epoch()
+        return harness.finish(summary())
+    except KeyboardInterrupt:  # the last checkpoint is whole (every write is swapped in): say where a rerun goes on
+        saved = harness.checkpointed_step()
+        resume = "from the start (no checkpoint yet)" if saved is None else f"from its checkpoint of step {saved}"
+        raise Interrupted(f"interrupted at step {harness.state.global_step}; rerun the same command to resume "
+                          f"({resume})") from None

@@ -1,0 +1,53 @@
+"""What every scored set of embeddings must be before it is ranked: finite, with no zero rows, and not collapsed onto
+one vector. A model that fails these gives scores that all tie, and ranking by candidate index then looks like a
+result (a low mAP, not an error)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from relkt.errors import DegenerateError, NonFiniteError
+
+# A row whose norm is below this is zero: relkt's encoders return unit rows, and L2-normalising leaves only an
+# all-zero (or underflowed) row below it.
+ZERO_NORM = 1e-6
+# Rows whose root-mean-square distance to their mean direction is below this are one vector: the score differences
+# they can make (at most this size) are lost among float32 rounding of a 512-term dot product, and no trained or
+# randomly initialised encoder comes near it (a random tiny BERT's rows are ~0.1 apart).
+COLLAPSED_SPREAD = 1e-4
+
+
+def check_finite(emb: np.ndarray, what: str) -> None:
+    """NonFiniteError when a row holds NaN or inf (its scores would rank by index)."""
+    bad = ~np.isfinite(emb).all(axis=1)
+    if bad.any():
+        raise NonFiniteError(f"{int(bad.sum())} of {len(emb)} {what} embeddings hold NaN or inf (first: row "
+                             f"{int(np.argmax(bad))}); the encoder's weights are probably not finite")
+
+
+def spread(emb: np.ndarray, block: int = 65536) -> float:
+    """Root-mean-square distance of the unit rows to their mean, in float64 (the one-vector measure)."""
+    unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
+    n = len(emb)
+    mean = sum(unit(emb[lo:lo + block].astype(np.float64)).sum(axis=0) for lo in range(0, n, block)) / n
+    total = sum(float(((unit(emb[lo:lo + block].astype(np.float64)) - mean) ** 2).sum()) for lo in range(0, n, block))
+    return float(np.sqrt(total / n))
+
+
+def check_embeddings(emb: np.ndarray, what: str) -> None:
+    """Refuse embeddings that cannot rank: NonFiniteError for NaN/inf rows, DegenerateError for zero-norm rows or
+    (with two rows or more) every row the same vector. `what` names them in the message ("candidate", "dev
+    question")."""
+    emb = np.asarray(emb, dtype=np.float32)
+    if emb.ndim != 2 or not len(emb):
+        return
+    check_finite(emb, what)
+    zero = np.linalg.norm(emb, axis=1) < ZERO_NORM
+    if zero.any():
+        raise DegenerateError(f"{int(zero.sum())} of {len(emb)} {what} embeddings are zero vectors (first: row "
+                              f"{int(np.argmax(zero))}); the model has collapsed, and its scores would all tie")
+    if len(emb) > 1:
+        s = spread(emb)
+        if s < COLLAPSED_SPREAD:
+            raise DegenerateError(f"all {len(emb)} {what} embeddings are the same vector (rms distance {s:.1e} to "
+                                  "their mean); the model has collapsed, and its scores would all tie")

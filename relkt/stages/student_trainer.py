@@ -1,0 +1,191 @@
+"""Stage 2: distil the frozen teacher into a student across languages (CL-ReLKT Eq. 2).
+
+Run by its CLI, relkt/train_student.py, once flags and config are checked:
+
+    python -m relkt.train_student --config configs/quickstart_student.yaml [--set key=value ...] [--smoke]
+
+The student starts as a copy of the teacher (or any encoder spec, projected to the teacher's size).
+Teacher targets are computed once and cached; only the student is optimized. Re-running the same
+command resumes an interrupted run.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import keras
+import numpy as np
+
+from relkt.config import StudentConfig
+from relkt.data.parallel import corpus_examples, student_examples
+from relkt.data.selection import load_split, student_pool
+from relkt.encoders import build_encoder, weights_digest
+from relkt.encoders.language_rows import language_rows
+from relkt.encoders.projected_encoder import ProjectedEncoder
+from relkt.encoders.registry import extend_encoder_vocabulary, token_table
+from relkt.errors import ConfigError
+from relkt.losses import DistillationLoss, stack_columns
+from relkt.metrics import CorpusBitextEvaluator
+from relkt.training.distributed_loop import fit
+from relkt.training.pair_model import PairModel
+from relkt.training.row_scaled_adam import RowScaledAdam
+from relkt.training.row_subset_adam import RowSubsetAdam
+from relkt.training.run_harness import HarnessCallback
+from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
+from relkt.training.teacher_targets import teacher_targets
+
+log = logging.getLogger("relkt.train_student")
+
+
+class StudentTrainer(Stage):
+    """One student run: config -> parallel data -> frozen teacher -> student, loss -> cached targets -> harness."""
+
+    config_class, name = StudentConfig, "student"
+
+    def __init__(self, config: StudentConfig):
+        self.config = c = config
+        out = Path(c.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        self.strategy, self.chief = start_run(c)
+        pool, langs, self.language_texts = student_pool(c.data, c.seed)
+        self.examples = student_examples(pool, langs, c.data, c.distill.document, out)
+        self.corpus_dev = {}
+        if c.data.corpus_dir:  # general parallel text: question-side pairs, and a held-out slice for dev
+            corpus, self.corpus_dev = corpus_examples(c.data, langs, c.seed)
+            self.examples.extend(corpus)
+        self.teacher = build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)
+        self.teacher_digest = weights_digest(self.teacher)
+        with self.strategy.scope():  # the student, its optimizer and metrics live under the strategy
+            self.student = self._student()
+            self.model = PairModel(self.student)
+            self.model.compile(optimizer=self._optimizer(), loss=DistillationLoss(**self._loss_settings()))
+        self.optimizer = self.model.optimizer
+        self.targets = self._targets(out / "teacher_targets.npz")
+        corpus_metric = CorpusBitextEvaluator(self.corpus_dev, c.eval.batch_size) if self.corpus_dev else None
+        self.harness = stage_harness(c, self.student, self.optimizer, self.chief, {
+            "stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec},
+            more_metrics=corpus_metric, compare_with_start=True)
+        counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
+        log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
+                 c.teacher.spec, self.teacher.dim, c.student.spec or c.teacher.spec)
+
+    def fingerprints(self) -> dict[str, dict]:
+        """What a resumed run must find again besides the data (relkt.training.run_folder.check_fingerprints)."""
+        return {"teacher": {"weights_sha256": self.teacher_digest}}  # its weights, wherever it now lies
+
+    # ----- models ---------------------------------------------------------------------------------------------
+    def _student(self):
+        """The student's base (the teacher's copy by default), its vocabulary grown if asked (deterministic given
+        the data, so a resumed run rebuilds the same vocabulary before restoring weights), projected to the
+        teacher's size if it differs."""
+        c, v = self.config, self.config.student.extend_vocab
+        spec = c.student.spec or c.teacher.spec
+        student = build_encoder(spec, trainable=True, **(c.student.options or c.teacher.options))
+        self.vocab_extension, self.language_rows = None, None
+        frozen = getattr(student, "freeze_token_embedding", False)
+        if frozen and (c.student.language_rows.langs or (v.enabled and v.new_rows_lr_multiplier != 1.0)):
+            raise ConfigError("student.language_rows / student.extend_vocab.new_rows_lr_multiplier train token rows, but "
+                              "the student's token table is frozen (freeze_token_embedding in student.options, or "
+                              "teacher.options when student.options is empty): set student.options.freeze_token_embedding: "
+                              "false, or drop those settings (new pieces then stay at their `init` rows)")
+        if v.enabled:
+            if spec.startswith(("hub:", "muse")) and getattr(student, "metadata", {}).get("kind") == "bert":
+                raise ConfigError(f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
+                                  f"use student.spec=bert:{spec.partition(':')[2]}")
+            texts = sorted(set(self.language_texts) | set(self.examples.q_target) | set(self.examples.d_student))
+            try:
+                student, self.vocab_extension = extend_encoder_vocabulary(
+                    student, texts, v.min_count, v.init, v.split_scripts, seed=c.seed, pieces=v.pieces,
+                    piece_scripts=v.piece_scripts)
+            except ConfigError as e:
+                raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None
+            log.info("vocabulary extension: %s%s", {k: x for k, x in self.vocab_extension.summary().items() if k != "split_pattern"},
+                     "; the token table is frozen: the new pieces stay at their init rows" if frozen else "")
+        if student.dim != self.teacher.dim:
+            if c.student.language_rows.langs:
+                raise ConfigError(f"student.language_rows keeps every weight but token rows, so the student ({spec}, "
+                                  f"dim {student.dim}) must have the teacher's size ({self.teacher.dim})")
+            return ProjectedEncoder(student, self.teacher.dim)
+        self.language_rows = self._language_rows(student) if c.student.language_rows.langs else None
+        return student
+
+    def _language_rows(self, student) -> np.ndarray:
+        """Choose the rows of `student.language_rows` and freeze every other variable (the optimizer checks)."""
+        c, section = self.config, self.config.student.language_rows
+        langs, ex = set(section.langs), self.examples
+        missing = sorted(langs - set(ex.lang))
+        if missing:
+            raise ConfigError(f"student.language_rows.langs: no training example in {', '.join(missing)} "
+                              f"(the student's languages: {', '.join(sorted(set(ex.lang)))})")
+        own = sorted({t for i, lang in enumerate(ex.lang) if lang in langs for t in (ex.q_target[i], ex.d_student[i]) if t})
+        train = load_split(c.data, "train")
+        other = sorted({q.text for q in train.questions if q.lang not in langs}
+                       | {x.sentence for x in train.candidates if x.lang not in langs} | set(ex.q_source))
+        table = token_table(student)
+        rows = language_rows(student, own, other, section.max_other_count, section.min_own_ratio)
+        added = int(np.sum(rows >= self.vocab_extension.first_id)) if self.vocab_extension else 0
+        for variable in student.trainable_variables:
+            if variable.path != table.path:
+                variable.trainable = False
+        log.info("language rows: %d of %d token rows train (%s; %d of them added by vocabulary extension); the rest is "
+                 "frozen", len(rows), table.shape[0], ", ".join(sorted(langs)), added)
+        return rows
+
+    def _optimizer(self):
+        """Adam; with vocabulary extension and a new-rows multiplier, Adam whose steps on the new embedding
+        rows are that many times larger (the rows start untrained, the rest is fine-tuned); with language rows,
+        Adam on those rows alone (RowSubsetAdam), the new ones among them at the multiplier."""
+        lr, mult = self.config.schedule.learning_rate, self.config.student.extend_vocab.new_rows_lr_multiplier
+        if self.language_rows is not None:  # only those rows move; added ones at the new-rows multiple
+            first = self.vocab_extension.first_id if self.vocab_extension else np.inf
+            return RowSubsetAdam(lr, token_table(self.student).path, self.language_rows.tolist(),
+                                 [mult if r >= first else 1.0 for r in self.language_rows])
+        if self.vocab_extension is None or mult == 1.0:
+            return keras.optimizers.Adam(lr)
+        return RowScaledAdam(lr, row_scales={token_table(self.student).path: (self.vocab_extension.first_id, mult)})
+
+    def _loss_settings(self) -> dict:
+        d = self.config.distill
+        return dict(gamma=d.gamma, beta=d.beta, lam=d.lam, omega=d.omega, distance=d.distance, objective=d.objective,
+                    contrast=d.contrast, temperature=d.temperature, negatives=d.negatives)
+
+    def _targets(self, cache: Path) -> np.ndarray:
+        """(examples, 2, dim) teacher targets [T(q_en), T(d)] (the stage-2 contract), from one cached encoding
+        of every distinct text; a corpus pair's T(d) is 0 (no document). With ranking against a bank, every target
+        is also the loss's candidates."""
+        ex, d = self.examples, self.config.distill
+        uniq = sorted(set(ex.q_source) | (set(ex.d_teacher) - {""}))
+        targets = teacher_targets(self.teacher, uniq, cache, self.config.eval.batch_size)
+        row = {t: i for i, t in enumerate(uniq)}
+        q_rows = [row[t] for t in ex.q_source]
+        d_targets = np.zeros((len(ex), targets.shape[1]), np.float32)
+        has_document = np.array(ex.has_document(), bool)
+        d_rows = [row[t] for t in np.array(ex.d_teacher, dtype=object)[has_document]]
+        d_targets[has_document] = targets[d_rows]
+        if d.contrast and d.negatives == "bank":  # rank against every training target, not just the batch's
+            self.model.loss.set_banks(targets[sorted(set(q_rows))], targets[sorted(set(d_rows))])
+        return stack_columns(targets[q_rows], d_targets, ops=np).astype(np.float32)
+
+    # ----- training -------------------------------------------------------------------------------------------
+    def run(self) -> dict:
+        self.callback = HarnessCallback(self.harness)
+        return run_epochs(self.harness, self.config.distill.epochs, self.train_epoch, self.summary)
+
+    def train_epoch(self, epoch: int, step: int) -> None:
+        """The examples in an order fixed by (seed, epoch), from step `step` on."""
+        c, bs = self.config, self.config.distill.batch_size
+        order = np.random.default_rng([c.seed, epoch]).permutation(len(self.examples))[step * bs:]
+        if len(order):
+            texts = {"q": [self.examples.q_target[i] for i in order], "d": [self.examples.d_student[i] for i in order]}
+            fit(self.model, self.strategy, text_dataset(texts, self.targets[order], self.student, bs), self.callback, c.verbose)
+
+    def summary(self) -> dict:
+        if weights_digest(self.teacher) != self.teacher_digest:
+            raise RuntimeError("the teacher's weights changed during student training")
+        extra = {"vocab_extension": self.vocab_extension.summary()} if self.vocab_extension else {}
+        if self.language_rows is not None:
+            extra["language_rows"] = {"langs": sorted(self.config.student.language_rows.langs), "rows": len(self.language_rows)}
+        corpus = sum(not x for x in self.examples.has_document())
+        return {"stage": "student", "examples": len(self.examples), "corpus_pairs": corpus, "teacher_unchanged": True,
+                "teacher_digest": self.teacher_digest, **extra}

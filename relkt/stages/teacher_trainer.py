@@ -1,0 +1,99 @@
+"""Stage 1: fine-tune the teacher with a triplet loss; BM25 negatives first, then online mining.
+
+Run by its CLI, relkt/train_teacher.py, once flags and config are checked:
+
+    python -m relkt.train_teacher --config configs/quickstart.yaml [--set key=value ...] [--smoke]
+
+Re-running the same command resumes an interrupted run from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import keras
+import numpy as np
+
+from relkt.config import TeacherConfig
+from relkt.data.selection import teacher_pool
+from relkt.encoders import build_encoder
+from relkt.losses import TripletLoss
+from relkt.mining import TripletNegatives
+from relkt.training.distributed_loop import fit
+from relkt.training.run_harness import HarnessCallback
+from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
+from relkt.training.triplet_model import TripletModel
+
+log = logging.getLogger("relkt.train_teacher")
+
+
+class TeacherTrainer(Stage):
+    """One teacher run: config -> data -> triplets and negatives -> model and loss -> harness; `run()` trains."""
+
+    config_class, name = TeacherConfig, "teacher"
+
+    def __init__(self, config: TeacherConfig):
+        self.config = c = config
+        self.strategy, self.chief = start_run(c)
+        self.pool = teacher_pool(c.data, c.seed)
+        self.triplets = TripletNegatives(self.pool, self.pool.candidate_texts(c.data.with_context), c.triplet, c.mining, c.seed)
+        with self.strategy.scope():  # model, optimizer and metrics live under the strategy
+            self.encoder = build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
+            self.model = TripletModel(self.encoder)
+            self.model.compile(optimizer=keras.optimizers.Adam(c.schedule.learning_rate),
+                               loss=TripletLoss(c.triplet.margin, c.triplet.distance))
+        self.optimizer = self.model.optimizer  # a LossScaleOptimizer under float16
+        self.harness = stage_harness(c, self.encoder, self.optimizer, self.chief,
+                                     {"stage": "teacher", "base_encoder": c.encoder.spec})
+        self.harness.extra_arrays = self.triplets.arrays
+        log.info("teacher: %d anchors from %d %s questions, %d %s candidates (%s)", len(self.triplets),
+                 len(self.pool.questions), ",".join(c.data.train_langs), len(self.pool.candidates),
+                 ",".join(c.data.answer_langs), c.data.answer_unit)
+
+    def fingerprints(self) -> dict[str, dict]:
+        """What a resumed run must find again besides the data: nothing (its base model is in its checkpoint)."""
+        return {}
+
+    def run(self) -> dict:
+        m = self.config.mining
+        self.callback = HarnessCallback(self.harness)
+        return run_epochs(self.harness, m.bm25_epochs + m.online_epochs, self.train_epoch, self.summary,
+                          restore=self.triplets.load_arrays)
+
+    def train_epoch(self, epoch: int, step: int) -> None:
+        """BM25 epochs take BM25 negatives, online epochs mine with the current model, at the epoch's start and
+        every `mining.remine_every` steps; each round is recorded once, so a resumed epoch does not mine again."""
+        c, m, h = self.config, self.config.mining, self.harness
+        online = epoch >= m.bm25_epochs
+        bs = c.triplet.batch_size
+        while True:
+            boundary = step == 0 or (online and m.remine_every and step % m.remine_every == 0)
+            if boundary and h.state.extra.get("mined_at") != [epoch, step]:
+                self.mine(epoch, step, online)
+            steps_total = math.ceil(len(self.triplets.epoch_pairs) / bs)
+            if step >= steps_total:
+                return
+            end = min(steps_total, (step // m.remine_every + 1) * m.remine_every) if online and m.remine_every else steps_total
+            pairs = self.triplets.epoch_pairs[step * bs : end * bs]
+            ds = text_dataset(self.triplets.triplet_texts(pairs), np.zeros(len(pairs), np.float32), self.encoder, bs)
+            fit(self.model, self.strategy, ds, self.callback, c.verbose)
+            step = h.state.step_in_epoch
+            if h.state.stopped_early:
+                return
+
+    def mine(self, epoch: int, step: int, online: bool) -> None:
+        h = self.harness
+        rng = np.random.default_rng([self.config.seed, epoch, step])
+        report = self.triplets.online_round(self.encoder, rng) if online else self.triplets.bm25_round(rng)
+        report.update(epoch=epoch, step=h.state.global_step)
+        h.state.extra.setdefault("mining", []).append(report)
+        h.state.extra["mined_at"] = [epoch, step]
+        log.info("epoch %d negatives (%s): %d triplets; %d anchors found no new negative and keep their last; "
+                 "%d have none", epoch, report["source"], report["triplets"], report["anchors_without_new_negative"],
+                 report["anchors_without_any_negative"])
+        if step == 0:
+            self.triplets.shuffle_epoch(epoch)
+
+    def summary(self) -> dict:
+        return {"stage": "teacher", "anchors": len(self.triplets), "mining": self.harness.state.extra.get("mining", [])}
