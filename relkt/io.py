@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from contextlib import ExitStack, contextmanager
@@ -25,6 +26,13 @@ def _file_mode() -> int:
 def os_reason(error: BaseException) -> str:
     """The OS's words for a failed write ("No space left on device"), else the error's own."""
     return getattr(error, "strerror", None) or str(error) or type(error).__name__
+
+
+def tf_reason(error: BaseException) -> str:
+    """The OS reason at the end of a TensorFlow file error's message ("{{function_node ...}} FILE; File too large
+    [Op:SaveV2]" -> "File too large")."""
+    message = re.sub(r"\s*\[Op:\w+\]\s*$", "", str(getattr(error, "message", error)).strip())
+    return message.rsplit("; ", 1)[-1].strip() or type(error).__name__
 
 
 @contextmanager
@@ -78,7 +86,7 @@ def atomic_files(paths: Sequence[str | Path], mode: str = "wb"):
         for tmp in temps:
             Path(tmp).unlink(missing_ok=True)
         if isinstance(e, OSError) and not isinstance(e, WriteError):
-            raise WriteError(f"{paths[0]}: cannot write ({os_reason(e)})") from e
+            raise WriteError(f"{' and '.join(map(str, paths))}: cannot write ({os_reason(e)})") from e
         raise
 
 

@@ -35,8 +35,11 @@ def test_choose_alpha_prefers_the_student_on_ties():
 
 
 def test_cli_scores_every_alpha_on_dev_and_exports_the_chosen_mix(synthetic_data, tmp_path, capsys):
-    teacher = export_encoder(tiny_bert(seed=0), tmp_path / "teacher")
-    student = export_encoder(tiny_bert(seed=1), tmp_path / "student")
+    from tests.conftest import SYNTH_WORDS
+
+    words = (*SYNTH_WORDS, "##en")  # the synthetic texts read as words, not [UNK]s
+    teacher = export_encoder(tiny_bert(seed=0, extra_vocab=words), tmp_path / "teacher")
+    student = export_encoder(tiny_bert(seed=1, extra_vocab=words), tmp_path / "student")
     out = tmp_path / "wise"
     rc = interpolate.main(["--teacher", f"bert:{teacher}", "--student", f"bert:{student}", "--alphas", "0,0.5,1",
                            "--output", str(out), "--data-dir", str(synthetic_data), "--primary-metric", "lareqa/mAP"])

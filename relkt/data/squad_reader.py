@@ -83,7 +83,7 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
     except json.JSONDecodeError as e:
-        raise DataError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        raise DataError(f"{path}: malformed JSON: {e}") from None  # json's whole sentence, "... at: line L column C"
     except UnicodeDecodeError as e:
         raise DataError(f"{path}: not UTF-8 text (byte offset {e.start}: {e.reason})") from None
     out = LanguageData(lang=lang, path=path)

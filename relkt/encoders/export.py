@@ -19,7 +19,7 @@ from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
 from relkt.encoders.sentence_encoder import SentenceEncoder
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.errors import EncoderError, WriteError
-from relkt.io import fsync_tree, replace_dir, write_errors
+from relkt.io import fsync_tree, replace_dir, tf_reason, write_errors
 
 METADATA_FILE = "relkt.json"
 FORMAT = "relkt-encoder/1"
@@ -48,7 +48,7 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
             _write_export(encoder, tmp, training)
             return replace_dir(tmp, path)
     except tf.errors.OpError as e:  # TensorFlow's file writes: EFBIG arrives as OutOfRangeError, ENOSPC as ResourceExhausted
-        raise WriteError(f"{path}: cannot write the export ({e.message.strip()})") from None
+        raise WriteError(f"{path}: cannot write the export ({tf_reason(e)})") from None
     finally:  # also on Ctrl-C: no half-written export is left beside the good one
         shutil.rmtree(tmp, ignore_errors=True)
 

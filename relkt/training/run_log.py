@@ -9,7 +9,7 @@ from pathlib import Path
 import tensorflow as tf
 
 from relkt.errors import WriteError
-from relkt.io import atomic_write_text
+from relkt.io import atomic_write_text, tf_reason
 
 
 class RunLog:
@@ -34,4 +34,4 @@ class RunLog:
                         tf.summary.scalar(k, v)
             self._writer.flush()
         except tf.errors.OpError as e:
-            raise WriteError(f"{self.write_dir / 'tensorboard'}: cannot write ({e.message.strip()})") from None
+            raise WriteError(f"{self.write_dir / 'tensorboard'}: cannot write ({tf_reason(e)})") from None

@@ -31,7 +31,11 @@ def test_raw_squad_is_split_by_relkt(tmp_path):
 
 def test_malformed_json_names_file_and_position(tmp_path):
     path = write(tmp_path, '{"data": [', "de.json")
-    with pytest.raises(DataError, match=r"de\.json: malformed JSON at line 1"):
+    with pytest.raises(DataError, match=r"de\.json: malformed JSON: Expecting value: line 1 column 11"):
+        read_squad_file(path, "de")
+    # json's "Unterminated string starting at" is whole with its position, not cut off before it.
+    path = write(tmp_path, '{"data": [{"title": "Cats', "de.json")
+    with pytest.raises(DataError, match=r"malformed JSON: Unterminated string starting at: line 1 column 21 \(char 20\)$"):
         read_squad_file(path, "de")
 
 
