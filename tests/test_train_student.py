@@ -307,16 +307,17 @@ def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthet
     assert len(ex) == 58 and len(corpus_rows) == 16 and len(trainer.corpus_dev["de"]) == 8
     assert not set(trainer.corpus_dev["de"].xx) & {ex.q_target[i] for i in corpus_rows}
     # Their teacher target is T(en) for the question and 0 for the (absent) document: no document term.
-    assert not trainer.targets[corpus_rows, 1].any() and (np.abs(trainer.targets[corpus_rows, 0]).sum(1) > 0).all()
+    targets = trainer.example_targets()
+    assert not targets[corpus_rows, 1].any() and (np.abs(targets[corpus_rows, 0]).sum(1) > 0).all()
     teacher_en = trainer.teacher.encode([ex.q_source[i] for i in corpus_rows])
-    np.testing.assert_allclose(trainer.targets[corpus_rows, 0], teacher_en, atol=1e-5)
+    np.testing.assert_allclose(targets[corpus_rows, 0], teacher_en, atol=1e-5)
     summary = trainer.run()
     assert summary["corpus_pairs"] == 16 and summary["best"]["metric"] == "corpus/P@1"
     history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert {"dev/corpus/de/P@1", "dev/corpus/P@1", "dev/lareqa/mAP"} <= set(history[0])
     # The cached targets hold the corpus texts: a second trainer reuses the cache (same key) and the same targets.
     again = train_student.StudentTrainer(cfg)
-    np.testing.assert_array_equal(again.targets, trainer.targets)
+    np.testing.assert_array_equal(again.example_targets(), trainer.example_targets())
 
 
 def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_path):

@@ -61,7 +61,7 @@ class StudentTrainer(Stage):
             self.model = PairModel(self.student)
             self.model.compile(optimizer=self._optimizer(), loss=DistillationLoss(**self._loss_settings()))
         self.optimizer = self.model.optimizer
-        self.targets = self._targets(out / "teacher_targets.npz")
+        self.target_table, self.target_rows = self._targets(out / "teacher_targets.npz")
         corpus_metric = CorpusBitextEvaluator(self.corpus_dev, c.eval.batch_size) if self.corpus_dev else None
         self.harness = stage_harness(c, self.student, self.optimizer, self.chief, {
             "stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec},
@@ -150,22 +150,27 @@ class StudentTrainer(Stage):
         return dict(gamma=d.gamma, beta=d.beta, lam=d.lam, omega=d.omega, distance=d.distance, objective=d.objective,
                     contrast=d.contrast, temperature=d.temperature, negatives=d.negatives)
 
-    def _targets(self, cache: Path) -> np.ndarray:
-        """(examples, 2, dim) teacher targets [T(q_en), T(d)] (the stage-2 contract), from one cached encoding
-        of every distinct text; a corpus pair's T(d) is 0 (no document). With ranking against a bank, every target
-        is also the loss's candidates."""
+    def _targets(self, cache: Path) -> tuple[np.ndarray, np.ndarray]:
+        """The teacher targets [T(q_en), T(d)] (the stage-2 contract) as a table of every distinct text's target, from
+        one cached encoding, plus a zero row (a corpus pair's T(d): no document), and each example's two rows in it,
+        (examples, 2) int32. The training data gathers its batches' targets from the table, so memory holds one
+        target a distinct text, not two copies an example (10 languages share their English question's and document's
+        targets). With ranking against a bank, every target is also the loss's candidates."""
         ex, d = self.examples, self.config.distill
         uniq = sorted(set(ex.q_source) | (set(ex.d_teacher) - {""}))
         targets = teacher_targets(self.teacher, uniq, cache, self.config.eval.batch_size)
         row = {t: i for i, t in enumerate(uniq)}
-        q_rows = [row[t] for t in ex.q_source]
-        d_targets = np.zeros((len(ex), targets.shape[1]), np.float32)
-        has_document = np.array(ex.has_document(), bool)
-        d_rows = [row[t] for t in np.array(ex.d_teacher, dtype=object)[has_document]]
-        d_targets[has_document] = targets[d_rows]
+        q_rows = np.array([row[t] for t in ex.q_source], np.int32)
+        no_document = len(uniq)
+        d_rows = np.array([row[t] if has else no_document for t, has in zip(ex.d_teacher, ex.has_document())], np.int32)
         if d.contrast and d.negatives == "bank":  # rank against every training target, not just the batch's
-            self.model.loss.set_banks(targets[sorted(set(q_rows))], targets[sorted(set(d_rows))])
-        return stack_columns(targets[q_rows], d_targets, ops=np).astype(np.float32)
+            self.model.loss.set_banks(targets[np.unique(q_rows)], targets[np.unique(d_rows[d_rows != no_document])])
+        table = np.concatenate([targets, np.zeros((1, targets.shape[1]), targets.dtype)]).astype(np.float32)
+        return table, stack_columns(q_rows, d_rows, ops=np)
+
+    def example_targets(self) -> np.ndarray:
+        """(examples, 2, dim): every example's targets, gathered (for inspection; training gathers per batch)."""
+        return self.target_table[self.target_rows]
 
     # ----- training -------------------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -178,7 +183,8 @@ class StudentTrainer(Stage):
         order = np.random.default_rng([c.seed, epoch]).permutation(len(self.examples))[step * bs:]
         if len(order):
             texts = {"q": [self.examples.q_target[i] for i in order], "d": [self.examples.d_student[i] for i in order]}
-            fit(self.model, self.strategy, text_dataset(texts, self.targets[order], self.student, bs), self.callback, c.verbose)
+            ds = text_dataset(texts, self.target_rows[order], self.student, bs, target_table=self.target_table)
+            fit(self.model, self.strategy, ds, self.callback, c.verbose)
 
     def summary(self) -> dict:
         if weights_digest(self.teacher) != self.teacher_digest:

@@ -79,12 +79,19 @@ def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: d
     )
 
 
-def text_dataset(texts: dict[str, list[str]], targets: np.ndarray, encoder, batch_size: int) -> tf.data.Dataset:
+def text_dataset(texts: dict[str, list[str]], targets: np.ndarray, encoder, batch_size: int,
+                 target_table: np.ndarray | None = None) -> tf.data.Dataset:
     """Batches of `{name: encoder features}` and their targets, tokenized inside tf.data (in parallel, and so
-    that MirroredStrategy's `fit` never sees strings)."""
+    that MirroredStrategy's `fit` never sees strings). With `target_table`, `targets` are row indices into it and each
+    batch gathers its rows (the table is held once, however many examples share a row: as a variable, since a
+    constant captured by tf.data is copied into its graph several times, and a graph is limited to 2 GB)."""
     ds = tf.data.Dataset.from_tensor_slices((texts, targets)).batch(batch_size)
-    ds = ds.map(lambda f, y: ({k: encoder.preprocess(v) for k, v in f.items()}, y), num_parallel_calls=tf.data.AUTOTUNE)
-    return ds.prefetch(tf.data.AUTOTUNE)
+    table = None if target_table is None else tf.Variable(target_table, trainable=False, name="teacher_targets")
+
+    def features(f, y):
+        return {k: encoder.preprocess(v) for k, v in f.items()}, y if table is None else tf.gather(table, y)
+
+    return ds.map(features, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
 
 
 def _finished_without_checkpoint(harness: RunHarness, epochs: int) -> dict[str, Any]:

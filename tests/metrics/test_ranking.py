@@ -109,3 +109,20 @@ def test_non_finite_embeddings_are_refused_not_ranked_by_index():
         gold_ranks(q, c, [np.array([0])])
     with pytest.raises(NonFiniteError, match="question embeddings"):
         gold_ranks(np.full((1, 1), np.inf, np.float32), np.ones((2, 1), np.float32), [np.array([0])])
+
+
+def test_blocked_scoring_gives_exactly_the_ranks_of_one_block_with_ties():
+    # The same pool scored in one block (every question at once) and in blocks of a few score elements each: ranks,
+    # and so every metric, are equal to the bit. Integer embeddings make the ties (duplicated candidates, and equal
+    # sums of a 5-value alphabet) exact whatever the blocks are.
+    rng = np.random.default_rng(3)
+    q = rng.integers(-2, 3, size=(57, 6)).astype(np.float32)
+    c = rng.integers(-2, 3, size=(90, 6)).astype(np.float32)
+    c[30:45] = c[7]
+    gold = [rng.choice(90, size=rng.integers(1, 12), replace=False) for _ in range(57)]
+    whole = gold_ranks(q, c, gold, block_elements=57 * 90)
+    for block_elements in (1, 90, 91, 5 * 90 + 3, 10**9):
+        np.testing.assert_array_equal(gold_ranks(q, c, gold, block_elements=block_elements), whole)
+    ties = np.sum(np.diff(np.sort(q @ c.T, axis=1), axis=1) == 0)
+    assert ties > 1000  # the pool is full of ties, so the tie path is what is compared
+    np.testing.assert_allclose(whole, gold_ranks(q, c, gold, chunk_size=4))
