@@ -17,15 +17,23 @@ ZERO_NORM = 1e-6
 COLLAPSED_SPREAD = 1e-4
 
 
+BLOCK_ROWS = 65536  # rows checked at once: the temporaries stay a block's size, whatever the pool's
+
+
+def _by_block(emb: np.ndarray, fn) -> np.ndarray:
+    """`fn` of each block of rows, concatenated: one value a row, without a temporary the size of `emb`."""
+    return np.concatenate([fn(emb[lo:lo + BLOCK_ROWS]) for lo in range(0, len(emb), BLOCK_ROWS)] or [np.zeros(0)])
+
+
 def check_finite(emb: np.ndarray, what: str) -> None:
     """NonFiniteError when a row holds NaN or inf (its scores would rank by index)."""
-    bad = ~np.isfinite(emb).all(axis=1)
+    bad = _by_block(emb, lambda x: ~np.isfinite(x).all(axis=1))
     if bad.any():
         raise NonFiniteError(f"{int(bad.sum())} of {len(emb)} {what} embeddings hold NaN or inf (first: row "
                              f"{int(np.argmax(bad))}); the encoder's weights are probably not finite")
 
 
-def spread(emb: np.ndarray, block: int = 65536) -> float:
+def spread(emb: np.ndarray, block: int = BLOCK_ROWS) -> float:
     """Root-mean-square distance of the unit rows to their mean, in float64 (the one-vector measure)."""
     unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
     n = len(emb)
@@ -42,7 +50,7 @@ def check_embeddings(emb: np.ndarray, what: str) -> None:
     if emb.ndim != 2 or not len(emb):
         return
     check_finite(emb, what)
-    zero = np.linalg.norm(emb, axis=1) < ZERO_NORM
+    zero = _by_block(emb, lambda x: np.linalg.norm(x, axis=1) < ZERO_NORM)
     if zero.any():
         raise DegenerateError(f"{int(zero.sum())} of {len(emb)} {what} embeddings are zero vectors (first: row "
                               f"{int(np.argmax(zero))}); the model has collapsed, and its scores would all tie")
