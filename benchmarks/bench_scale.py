@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import threading
 import time
@@ -168,8 +169,6 @@ def bench_student_targets(sizes: list[int], dim: int = 512) -> list[dict]:
     """Memory of the student's targets as its data set holds them: a (2, dim) copy an example (relkt before this
     benchmark) against the table of distinct targets and two row indices an example (relkt now), each measured in a
     fresh process (freed memory that a process keeps would hide the second)."""
-    import multiprocessing
-
     rows = []
     context = multiprocessing.get_context("spawn")
     for n in sizes:
@@ -188,11 +187,11 @@ def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
     """Optimizer steps of each stage, `muse`, token table trainable and frozen, over data sets of each size."""
     import keras  # deferred: heavy (TensorFlow), only for this section
 
-    from relkt.encoders import build_encoder
-    from relkt.losses import DistillationLoss, TripletLoss
-    from relkt.training.pair_model import PairModel
-    from relkt.training.stage import text_dataset
-    from relkt.training.triplet_model import TripletModel
+    from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
+    from relkt.losses import DistillationLoss, TripletLoss  # deferred: heavy (Keras)
+    from relkt.training.pair_model import PairModel  # deferred: heavy (TensorFlow)
+    from relkt.training.stage import text_dataset  # deferred: heavy (TensorFlow)
+    from relkt.training.triplet_model import TripletModel  # deferred: heavy (TensorFlow)
 
     rows = []
     for stage, batch in (("teacher", PAPER["teacher_batch"]), ("student", PAPER["student_batch"])):
