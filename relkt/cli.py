@@ -14,6 +14,7 @@ import yaml
 
 from relkt.cli_types import split_fractions
 from relkt.config import PoolSection, load_config
+from relkt.config.sections import QA_FORMATS
 from relkt.config.config_io import with_overrides
 from relkt.config.reference import help_text
 from relkt.data.english_answer_units import UNITS
@@ -27,8 +28,16 @@ _POOL = PoolSection()
 
 
 def add_pool_arguments(p: argparse.ArgumentParser, split: str = "test", langs: bool = True, config: bool = True) -> None:
-    """--data-dir, --split, --split-fractions, --split-seed (and --langs, --config RUN/config.yaml)."""
-    p.add_argument("--data-dir", default=None, help=f"folder of XQuAD-R {{lang}}.json files (default: ${ENV_VAR}, cache, download)")
+    """--data-dir, --format, --test-dir, --test-format, --split, --split-fractions, --split-seed (and --langs,
+    --config RUN/config.yaml)."""
+    p.add_argument("--data-dir", default=None, help=f"the training source: a folder of XQuAD-R/SQuAD {{lang}}.json files, "
+                   f"an MLQA folder or a .jsonl file (default: the --config run's, ${ENV_VAR}, cache, download)")
+    p.add_argument("--format", default=None, choices=QA_FORMATS, help="the --data-dir format (default: auto, told by the "
+                   "files, or the --config run's)")
+    p.add_argument("--test-dir", default=None, help="a test source apart from the training one, scored whole with --split "
+                   "test; one sharing an article, context or question id with --data-dir is refused (default: the "
+                   "--config run's data.test_dir, else none: the test split of --data-dir)")
+    p.add_argument("--test-format", default=None, choices=QA_FORMATS, help="the --test-dir format (default: auto)")
     p.add_argument("--split", default=split, choices=SPLITS, help=f"article-level split to score (default: {split})")
     fractions = ",".join(f"{x:g}" for x in _POOL.split_fractions)
     p.add_argument("--split-fractions", type=split_fractions, default=None,
@@ -64,8 +73,14 @@ def pool_settings(args: argparse.Namespace) -> PoolSection:
     settings = PoolSection(data_dir=run.get("data_dir"), split_fractions=list(run.get("split_fractions", _POOL.split_fractions)),
                            split_seed=run.get("split_seed", _POOL.split_seed), with_context=bool(run.get("with_context", False)),
                            folds=int(run.get("folds", 0)), fold=int(run.get("fold", 0)))
-    if args.data_dir is not None:
-        settings.data_dir = args.data_dir
+    for key in ("format", "test_dir", "test_format"):
+        setattr(settings, key, run.get(key, getattr(_POOL, key)))
+    for key in ("data_dir", "format", "test_dir", "test_format"):
+        if getattr(args, key, None) is not None:
+            setattr(settings, key, getattr(args, key))
+    if getattr(args, "test_dir", None) and args.split != "test":
+        raise ConfigError(f"--test-dir {args.test_dir} is scored as the test split, not --split {args.split}; dev and train "
+                          "come from the training source (drop --test-dir, or score --split test)")
     if args.split_fractions is not None:
         settings.split_fractions = list(args.split_fractions)
     if args.split_seed is not None:

@@ -18,8 +18,9 @@ import numpy as np
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
 from relkt.cli_types import positive_int, writable_file
 from relkt.config.student_config import StudentDataSection
+from relkt.data.selection import scored_source
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
-from relkt.data.parallel_corpus import read_parallel_tsv
+from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.errors import ConfigError
 from relkt.io import atomic_files, json_text
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
@@ -78,7 +79,8 @@ def evaluate(args: argparse.Namespace) -> int:
     settings = pool_settings(args)  # read once: flags, else the --config run's, else the defaults
     pool = load_pool(args, settings)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
-    units = english_units(settings.data_dir, args.xx_en_unit)
+    source, within = scored_source(settings, args.split)
+    units = english_units(source, args.xx_en_unit)
     kind = spec.split(":", 1)[0]
     max_length = args.max_length or (SCORING_MAX_LENGTH if kind == "muse" else None)
     options = {} if max_length is None else {"max_length": max_length}
@@ -102,7 +104,8 @@ def evaluate(args: argparse.Namespace) -> int:
         results["corpus"] = corpus_bitext(args.corpus_dir, args.corpus_dev_pairs, pool.langs, quiet, args.batch_size)
     t2 = time.perf_counter()
     results["setup"] = {
-        "encoder": spec, "split": args.split, "split_fractions": list(settings.split_fractions),
+        "encoder": spec, "source": str(source.path), "format": source.format, "split": args.split,
+        "scored_whole": within == "all", "split_fractions": list(settings.split_fractions),
         "split_seed": settings.split_seed, "folds": settings.folds, "fold": settings.fold, "langs": pool.langs,
         "with_context": settings.with_context, "config": args.config, "max_length": getattr(encoder, "max_length", None),
         "xx_en_units": {unit: len(x.texts) for unit, x in units.items()},
@@ -136,8 +139,8 @@ def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:
 
 def corpus_bitext(folder: str, dev_pairs: int, langs: Sequence[str], encoder, batch_size: int) -> dict:
     """{lang: {"P@1", "n_pairs"}} on each pool language's held-out corpus slice (languages without a file: skipped)."""
-    dev = {lang: read_parallel_tsv(Path(folder) / f"{lang}.tsv", lang).split(dev_pairs)[1]
-           for lang in langs if lang != "en" and (Path(folder) / f"{lang}.tsv").exists()}
+    have = pair_languages(folder)
+    dev = {lang: read_pairs(folder, lang).split(dev_pairs)[1] for lang in langs if lang != "en" and lang in have}
     if not dev:
         raise ConfigError(f"--corpus-dir {folder}: no {{lang}}.tsv for any of {', '.join(langs)}")
     flat = CorpusBitextEvaluator(dev, batch_size)(encoder)

@@ -28,6 +28,7 @@ import numpy as np
 
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
 from relkt.cli_types import positive_int
+from relkt.data.selection import scored_source
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import sample_questions
 from relkt.errors import EncoderError, RelktError
@@ -129,7 +130,7 @@ def interpolate(args: argparse.Namespace) -> int:
     settings = pool_settings(args)
     pool = sample_questions(load_pool(args, settings), args.max_questions, args.seed)
     evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)
-    units = english_units(settings.data_dir, args.xx_en_unit)
+    units = english_units(scored_source(settings, args.split)[0], args.xx_en_unit)
     unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=args.batch_size) if units else None
     quiet = QuietEncoder(student, args.batch_size)
 

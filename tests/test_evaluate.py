@@ -91,7 +91,7 @@ def test_corpus_dir_scores_the_held_out_slice_a_student_never_trained_on(tiny_da
     "args, message",
     [
         (["--encoder", "nope"], "unknown encoder spec 'nope'"),
-        (["--encoder", "ngram", "--langs", "en,xx"], "no file for language(s) xx"),
+        (["--encoder", "ngram", "--langs", "en,xx"], "no data for language(s) xx"),
         (["--encoder", "ngram", "--data-dir", "/does/not/exist"], "/does/not/exist does not exist"),
     ],
 )
@@ -181,3 +181,33 @@ def test_zero_shot_muse_article_p1_is_within_5_points_of_the_paper(shared_xquad_
     gaps = {lang: round(100 * results[lang]["P@1"] - p1, 2) for lang, p1 in paper["xquad_p1"]["muse_small"].items()}
     assert all(results[lang]["n_questions"] == 1190 for lang in gaps)
     assert all(abs(gap) <= 5 for gap in gaps.values()), gaps
+
+
+def test_a_config_naming_only_data_dir_gives_the_numbers_it_gave_before_sources(synthetic_data, tmp_path):
+    """Pinned: `relkt.evaluate --encoder ngram` on the synthetic folder's test split, as relkt 7b7d96e (before
+    training and test sources were apart) printed them; reading the folder through QaSource changes none."""
+    out = tmp_path / "r.json"
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(synthetic_data), "--split", "test", "--output", str(out),
+                          "--no-progress"]) == 0
+    result = json.loads(out.read_text())
+    assert result["lareqa"]["mAP"] == pytest.approx(0.568033187054916, abs=1e-6)
+    assert result["lareqa"]["per_language"]["de"]["mAP"] == pytest.approx(0.5366956535994056, abs=1e-6)
+    assert result["lareqa"]["n_questions"] == 24 and result["lareqa"]["n_candidates"] == 48
+    assert result["xx_en"]["de"]["MRR"] == pytest.approx(0.7458333333333332, abs=1e-6)
+    assert result["xx_en_article"]["en"]["MRR"] == pytest.approx(0.376984126984127, abs=1e-6)
+    assert result["setup"]["format"] == "squad" and result["setup"]["scored_whole"] is False
+
+
+def test_test_dir_is_scored_whole_and_refused_when_it_overlaps(synthetic_data, tiny_data, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(synthetic_data), "--test-dir", str(tiny_data),
+                          "--output", str(out), "--no-progress"]) == 0
+    result = json.loads(out.read_text())
+    assert result["lareqa"]["n_questions"] == 12 and result["setup"]["scored_whole"] is True  # all 3 articles x 2 langs x 2
+    assert result["setup"]["xx_en_units"]["article"] == 3  # the test source's English articles, not the training's
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--test-dir", str(tiny_data),
+                          "--no-progress"]) == 2
+    assert "also occurs in the training source" in capsys.readouterr().err
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(synthetic_data), "--test-dir", str(tiny_data),
+                          "--split", "dev", "--no-progress"]) == 2
+    assert "is scored as the test split, not --split dev" in capsys.readouterr().err

@@ -9,12 +9,23 @@ from typing import Any, Literal, Optional
 from relkt.errors import ConfigError
 
 
+# The QA formats relkt.data.readers reads (config imports no data code; a test checks the two agree).
+QA_FORMATS = ("auto", "squad", "mlqa", "jsonl")
+
+
 @dataclass
 class PoolSection:
     """Where the data is and how its articles split: what every stage and scoring CLI shares (the CLIs' pool
     flags, `relkt.cli.add_pool_arguments`, take their defaults from here)."""
 
-    data_dir: Optional[str] = None  # default: $RELKT_DATA_DIR, cache, download
+    data_dir: Optional[str] = None  # the training source (a folder or file); default: $RELKT_DATA_DIR, cache, download
+    # Its format (relkt.data.readers): squad (SQuAD JSON, with or without sentence breaks), mlqa, jsonl; auto = told
+    # by the files, with an error naming them when it cannot be.
+    format: str = "auto"
+    # The test source, scored whole (every article); "" = the test split of data_dir, as before. A test article,
+    # context or question id that data_dir also holds is refused. Dev always comes from data_dir.
+    test_dir: str = ""
+    test_format: str = "auto"  # the test source's format, as `format`
     split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])  # train, dev, test articles
     split_seed: int = 0  # seed of the article split
     folds: int = 0  # k-fold cross-validation: K > 1 cuts the shuffled articles into K folds (0 = split_fractions alone)
@@ -30,6 +41,9 @@ class PoolSection:
                               f"folds={self.folds}, fold={self.fold}")
         if self.max_train_questions < 0:
             raise ConfigError(f"data.max_train_questions must be >= 0 (0 = all), got {self.max_train_questions}")
+        for key in ("format", "test_format"):
+            if getattr(self, key) not in QA_FORMATS:
+                raise ConfigError(f"data.{key}: unknown format {getattr(self, key)!r}; valid: {', '.join(QA_FORMATS)}")
 
 
 @dataclass

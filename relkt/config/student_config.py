@@ -19,6 +19,9 @@ class StudentDataSection(PoolSection):
     parallel: Literal["dataset", "translate"] = "dataset"  # human parallel questions, or machine translation
     translator: Literal["argos", "apertium"] = "argos"  # the machine-translation backend of `parallel: translate`
     translation_cache: str = ""  # default: <output_dir>/translations.json
+    # Languages that also get the paper's kind of pair: the source questions machine-translated by `translator`, each
+    # with its source-language answer, beside whatever pairs `parallel` and corpus_dir give them ([] = none).
+    translate_langs: list[str] = field(default_factory=list)
     # General parallel text beside the QA pairs: a folder of {lang}.tsv files (source, en, xx), e.g.
     # ../shared/data/parallel. A pair teaches the question side only (beta, and the ranking term with contrast).
     corpus_dir: str = ""  # "" = none
@@ -28,6 +31,8 @@ class StudentDataSection(PoolSection):
 
     def validate(self) -> None:
         super().validate()
+        if self.source_lang in self.translate_langs:
+            raise ConfigError(f"data.translate_langs: {self.source_lang} is the source language; it needs no translation")
         if self.corpus_pairs_per_lang < 0 or self.corpus_dev_pairs < 0:
             raise ConfigError(f"data.corpus_pairs_per_lang and data.corpus_dev_pairs must be >= 0, got "
                               f"{self.corpus_pairs_per_lang}, {self.corpus_dev_pairs}")
@@ -164,4 +169,6 @@ class StudentConfig:
             self.distill.epochs = min(self.distill.epochs, 1)
             self.eval.every_steps = min(self.eval.every_steps, 5)
             self.eval.max_questions = min(self.eval.max_questions or 64, 64)
+            self.data.corpus_pairs_per_lang = min(self.data.corpus_pairs_per_lang or 32, 32)
+            self.data.corpus_dev_pairs = min(self.data.corpus_dev_pairs, 64)
         return self

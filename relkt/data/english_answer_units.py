@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.qa_source import QaSource
 from relkt.errors import ConfigError, DataError
 
 UNITS = ("article", "paragraph", "sentence")  # the paper's document first
@@ -71,9 +72,9 @@ class EnglishAnswerUnits:
         return np.array([[self.gold_of.get(q, -1)] for q in qas_ids], dtype=np.int64).reshape(-1, 1)
 
 
-def english_units(data_dir: str | None, units: Sequence[str]) -> dict[str, EnglishAnswerUnits]:
-    """The XX->EN candidates: every English unit of the whole data set (split `all`), whatever split is scored."""
+def english_units(source: QaSource, units: Sequence[str]) -> dict[str, EnglishAnswerUnits]:
+    """The XX->EN candidates: every English unit of the whole source scored (split `all`), whatever split is scored."""
     if not units:
         return {}
-    english = LareqaPool.load(data_dir, langs=["en"], split="all")
+    english = LareqaPool.from_source(source, langs=["en"], split="all")
     return {unit: EnglishAnswerUnits.from_pool(english, unit) for unit in units}

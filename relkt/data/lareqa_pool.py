@@ -10,9 +10,10 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from relkt.data.records import Candidate, Question
-from relkt.data.sources import language_files, resolve_data_dir
+from relkt.data.qa_source import QaSource
+from relkt.data.sources import resolve_data_dir
 from relkt.data.splits import SPLITS, article_split
-from relkt.data.squad_reader import LanguageData, read_squad_file
+from relkt.data.squad_reader import LanguageData
 from relkt.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
@@ -42,24 +43,29 @@ class LareqaPool:
         seed: int = 0,
         folds: int = 0,
         fold: int = 0,
+        format: str = "auto",
     ) -> "LareqaPool":
-        """Load XQuAD-R (or any folder of SQuAD-format files) and keep one article-level split (of fold `fold` of
-        `folds` when `folds` > 1: see `article_split`)."""
+        """Load a QA source (XQuAD-R by default; any format relkt.data.qa_source reads) and keep one article-level
+        split (of fold `fold` of `folds` when `folds` > 1: see `article_split`)."""
         if split not in SPLITS:
             raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
-        directory = resolve_data_dir(data_dir)
-        files = language_files(directory)
-        if not files:
-            raise DataError(f"{directory}: no {{lang}}.json or xquad.{{lang}}.json files found")
-        if langs is None or len(langs) == 0:
-            langs = sorted(files)
-        unknown = [lang for lang in langs if lang not in files]
-        if unknown:
-            raise DataError(
-                f"{directory}: no file for language(s) {', '.join(unknown)}; "
-                f"available: {', '.join(sorted(files))}"
-            )
-        datas = [read_squad_file(files[lang], lang) for lang in langs]
+        return cls.from_source(QaSource.open(resolve_data_dir(data_dir), format), langs, split, fractions, seed, folds, fold)
+
+    @classmethod
+    def from_source(
+        cls,
+        source: QaSource,
+        langs: Sequence[str] | None = None,
+        split: str = "all",
+        fractions: tuple[float, float, float] = (0.7, 0.1, 0.2),
+        seed: int = 0,
+        folds: int = 0,
+        fold: int = 0,
+    ) -> "LareqaPool":
+        """`load` of an opened source."""
+        if split not in SPLITS:
+            raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
+        datas = source.read(langs)
         split_articles = article_split(
             [q.article for d in datas for q in d.questions], fractions, seed, folds, fold
         )[split]

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from relkt.data.lareqa_pool import LareqaPool
-from relkt.data.parallel_corpus import ParallelCorpus, read_parallel_tsv
+from relkt.data.parallel_corpus import ParallelCorpus, pair_languages, read_pairs
 from relkt.data.translate import TRANSLATORS, CachedTranslator
 from relkt.errors import DataError
 
@@ -102,13 +102,16 @@ def parallel_from_translation(
 def student_examples(pool: LareqaPool, langs: Sequence[str], data, document: str, output_dir: str | Path) -> ParallelExamples:
     """The student's parallel examples as its config's `data` section asks: the dataset's human-translated
     questions (`parallel: dataset`), or machine translations cached in `data.translation_cache` (default
-    OUTPUT_DIR/translations.json)."""
+    OUTPUT_DIR/translations.json), plus machine translations into `data.translate_langs`."""
+    cache = Path(data.translation_cache) if data.translation_cache else Path(output_dir) / "translations.json"
     if data.parallel == "dataset":
         examples = parallel_from_pool(pool, langs, data.source_lang, document, data.with_context)
     else:
-        cache = Path(data.translation_cache) if data.translation_cache else Path(output_dir) / "translations.json"
         translator = CachedTranslator(TRANSLATORS[data.translator](), cache)
         examples = parallel_from_translation(pool, langs, translator, data.source_lang, data.with_context)
+    if data.translate_langs:  # the paper's kind of pair, beside the others
+        translator = CachedTranslator(TRANSLATORS[data.translator](), cache)
+        examples.extend(parallel_from_translation(pool, data.translate_langs, translator, data.source_lang, data.with_context))
     if not len(examples):
         raise DataError(f"no parallel examples for languages {list(langs)} (data.student_langs)")
     return examples
@@ -119,13 +122,14 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
     `data.corpus_pairs_per_lang` per language drawn with the seed, and each language's held-out slice
     (`data.corpus_dev_pairs`) for the dev metric. Languages: `data.corpus_langs`, or every one of `langs` except the
     source language that has a `{lang}.tsv` in `data.corpus_dir`."""
-    folder = Path(data.corpus_dir)
-    if not folder.is_dir():
-        raise DataError(f"data.corpus_dir: {folder} is not a folder (expected {{lang}}.tsv parallel corpora)")
-    wanted = data.corpus_langs or [x for x in langs if x != data.source_lang and (folder / f"{x}.tsv").exists()]
+    try:
+        have = pair_languages(data.corpus_dir)
+    except DataError as e:
+        raise DataError(f"data.corpus_dir: {e}") from None
+    wanted = data.corpus_langs or [x for x in langs if x != data.source_lang and x in have]
     out, dev = ParallelExamples(), {}
     for lang in wanted:
-        train, dev[lang] = read_parallel_tsv(folder / f"{lang}.tsv", lang).split(data.corpus_dev_pairs)
+        train, dev[lang] = read_pairs(data.corpus_dir, lang).split(data.corpus_dev_pairs)
         order = np.random.default_rng([seed, 11, sum(lang.encode())]).permutation(len(train))
         if data.corpus_pairs_per_lang:
             order = order[: data.corpus_pairs_per_lang]

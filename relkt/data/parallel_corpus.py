@@ -14,6 +14,22 @@ from relkt.errors import DataError
 log = logging.getLogger("relkt.data")
 
 HEADER = ("source", "en", "xx")
+# The column sets a pair file may have (its header names them, in any order): parallel/ and names/ files, and
+# xor-questions/ files (XOR-TyDi questions with their English translations).
+HEADERS = (HEADER, ("id", "split", "xx", "en"))
+
+
+def pair_file(folder: str | Path, lang: str) -> Path:
+    """Where a folder of pair files keeps one language's pairs: `{lang}.tsv`."""
+    return Path(folder) / f"{lang}.tsv"
+
+
+def pair_languages(folder: str | Path) -> list[str]:
+    """The languages a folder of pair files holds; a DataError when it is not a folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DataError(f"{folder}: not a folder (expected {{lang}}.tsv pair files with columns {', '.join(HEADER)})")
+    return sorted(p.stem for p in folder.glob("*.tsv"))
 
 
 @dataclass
@@ -42,14 +58,24 @@ class ParallelCorpus:
         return parts[0], parts[1]
 
 
+def read_pairs(folder: str | Path, lang: str) -> ParallelCorpus:
+    """One language's pairs from a folder of pair files; a language with no file is an error naming the ones there."""
+    path = pair_file(folder, lang)
+    if not path.is_file():
+        have = pair_languages(folder)
+        raise DataError(f"{folder}: no pairs for {lang} (no {path.name}); it holds {', '.join(have) or 'no .tsv files'}")
+    return read_parallel_tsv(path, lang)
+
+
 def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) -> ParallelCorpus:
-    """Read a `source, en, xx` TSV. A row with the wrong number of columns, an empty side or bytes that are not
-    UTF-8 is skipped and reported (file and line); more than `max_bad_share` of the rows bad is a DataError (the
+    """Read a pair TSV: columns `source, en, xx` (or `id, split, xx, en`, as xor-questions/), named by its header.
+    A row with the wrong number of columns, an empty side or bytes that are not UTF-8 is skipped and reported (file
+    and line); more than `max_bad_share` of the rows bad is a DataError (the
     file is probably not what it should be). Exact duplicate pairs are kept once."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such parallel corpus file (expected {lang}.tsv with columns {', '.join(HEADER)})")
-    corpus, seen, rows = ParallelCorpus(lang), set(), 0
+    corpus, seen, rows, width, names, at = ParallelCorpus(lang), set(), 0, len(HEADER), HEADER, {}
     with open(path, "rb") as f:
         for number, raw in enumerate(f, start=1):
             try:
@@ -60,16 +86,20 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
                 continue
             cells = line.split("\t")
             if number == 1:
-                if tuple(c.strip() for c in cells) != HEADER:
-                    raise DataError(f"{path}:1: header {cells!r}; expected the columns {', '.join(HEADER)} (tab-separated)")
+                names = tuple(c.strip() for c in cells)
+                if names not in HEADERS:
+                    raise DataError(f"{path}:1: header {cells!r}; expected the columns "
+                                    f"{' or '.join(', '.join(h) for h in HEADERS)} (tab-separated)")
+                width, at = len(names), {name: k for k, name in enumerate(names)}
                 continue
             if not line.strip():
                 continue
             rows += 1
-            if len(cells) != 3:
-                corpus.bad_rows.append(f"{path}:{number}: {len(cells)} columns, expected 3 ({', '.join(HEADER)})")
+            if len(cells) != width:
+                corpus.bad_rows.append(f"{path}:{number}: {len(cells)} columns, expected {width} ({', '.join(names)})")
                 continue
-            source, en, xx = (c.strip() for c in cells)
+            cells = [c.strip() for c in cells]
+            source, en, xx = cells[at.get("source", at.get("id"))], cells[at["en"]], cells[at["xx"]]
             if not en or not xx:
                 corpus.bad_rows.append(f"{path}:{number}: empty {'en' if not en else 'xx'} side")
                 continue

@@ -8,6 +8,10 @@ from typing import Any
 import numpy as np
 
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.parallel_corpus import pair_languages
+from relkt.data.qa_source import QaSource
+from relkt.data.sources import resolve_data_dir
+from relkt.data.unseen import check_unseen
 from relkt.errors import ConfigError
 
 
@@ -19,10 +23,32 @@ def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
     return LareqaPool([pool.questions[i] for i in keep], pool.candidates, [pool.gold[i] for i in keep], pool.unmatched_answers)
 
 
+def train_source(data: Any, download: bool = True) -> QaSource:
+    """The training source: `data.data_dir` (else $RELKT_DATA_DIR, the cache, a download) read as `data.format`."""
+    return QaSource.open(resolve_data_dir(data.data_dir, download=download), getattr(data, "format", "auto"))
+
+
+def test_source(data: Any) -> QaSource | None:
+    """`data.test_dir` read as `data.test_format`, or None: the test split of the training source."""
+    return QaSource.open(data.test_dir, data.test_format) if getattr(data, "test_dir", "") else None
+
+
+def scored_source(data: Any, split: str) -> tuple[QaSource, str]:
+    """The source a split is read from, and the split within it: `test` with a test source is all of that source."""
+    test = test_source(data) if split == "test" else None
+    return (test, "all") if test is not None else (train_source(data), split)
+
+
 def load_split(data: Any, split: str, langs=None) -> LareqaPool:
-    """The pool of one article split, as a config's (or CLI's) `data` settings cut it."""
-    return LareqaPool.load(data.data_dir, langs=langs, split=split, fractions=tuple(data.split_fractions), seed=data.split_seed,
-                           folds=data.folds, fold=data.fold)
+    """The pool of one split, as a config's (or CLI's) `data` settings cut it. The test split of a run with a test
+    source is that source whole, refused if it shares an article, context or question id with the training source."""
+    source, within = scored_source(data, split)
+    if within == split:
+        return LareqaPool.from_source(source, langs=langs, split=split, fractions=tuple(data.split_fractions),
+                                      seed=data.split_seed, folds=data.folds, fold=data.fold)
+    tested, train = source.read(langs), train_source(data)
+    check_unseen(train.read(), tested, str(train.path), str(source.path))
+    return LareqaPool.from_language_data(tested)
 
 
 def teacher_pool(data: Any, seed: int) -> LareqaPool:
@@ -38,17 +64,29 @@ def teacher_pool(data: Any, seed: int) -> LareqaPool:
     return sample_questions(pool, data.max_train_questions, seed)
 
 
-def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]]:
-    """The student's training pool, its languages, and every training text of those languages (what vocabulary
-    extension reads: all of them, not just the sampled questions). With `data.max_train_questions`, N source
-    questions are drawn and each keeps its translations."""
+def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str], list[str]]:
+    """The student's training pool, the languages its QA examples come from, every student language, and every
+    training text of those languages (what vocabulary extension reads: all of them, not just the sampled questions).
+
+    A student language needs no QA file: one the QA source lacks learns from its pairs in `data.corpus_dir` alone, and
+    the source language's own QA examples (q_en, q_en, d) then give the d and dq terms their documents. With
+    `data.max_train_questions`, N source questions are drawn and each keeps its translations."""
     pool = load_split(data, "train")
     langs = data.student_langs or pool.langs
-    missing = sorted(set(langs) - set(pool.langs)) if data.parallel == "dataset" else []
-    if missing or data.source_lang not in pool.langs:
-        raise ConfigError(f"data.student_langs / data.source_lang: no data for {', '.join(missing or [data.source_lang])} "
-                          f"in the data folder (it holds {', '.join(pool.langs)})")
-    keep = sorted(set(langs) | {data.source_lang}) if data.parallel == "dataset" else [data.source_lang]
+    if data.source_lang not in pool.langs:
+        raise ConfigError(f"data.source_lang: no {data.source_lang} data in the training source (it holds "
+                          f"{', '.join(pool.langs)})")
+    qa_langs = [x for x in langs if x in pool.langs] if data.parallel == "dataset" else list(langs)
+    pairs_only = [x for x in langs if x not in qa_langs]
+    if pairs_only:
+        have = pair_languages(data.corpus_dir) if data.corpus_dir else []
+        missing = [x for x in pairs_only if x not in have]
+        if missing:
+            where = f"nor pairs in data.corpus_dir ({data.corpus_dir})" if data.corpus_dir else "and no data.corpus_dir is set"
+            raise ConfigError(f"data.student_langs: no data for {', '.join(missing)}: no QA data in the training source "
+                              f"(it holds {', '.join(pool.langs)}) {where}")
+        qa_langs = sorted(set(qa_langs) | {data.source_lang})
+    keep = sorted(set(qa_langs) | {data.source_lang}) if data.parallel == "dataset" else [data.source_lang]
     pool = pool.subset(question_langs=keep, candidate_langs=keep)
     language_texts = sorted(set(pool.question_texts()) | set(pool.candidate_texts(data.with_context)))
     if data.max_train_questions:
@@ -56,7 +94,7 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
         keep_ids = {q.qas_id for q in sample_questions(sources, data.max_train_questions, seed).questions}
         idx = [i for i, q in enumerate(pool.questions) if q.qas_id in keep_ids]
         pool = LareqaPool([pool.questions[i] for i in idx], pool.candidates, [pool.gold[i] for i in idx])
-    return pool, list(langs), language_texts
+    return pool, qa_langs, list(langs), language_texts
 
 
 def dev_pool(config: Any) -> LareqaPool:

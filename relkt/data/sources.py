@@ -1,4 +1,4 @@
-"""Where the LAReQA data comes from: --data-dir, else $RELKT_DATA_DIR, else the cache, else download."""
+"""Where the LAReQA data comes from: --data-dir, else $RELKT_DATA_DIR, else the cache, else download (the path only;\nrelkt.data.qa_source reads what lies there)."""
 
 from __future__ import annotations
 
@@ -21,25 +21,6 @@ def cache_dir() -> Path:
         return Path(os.environ["RELKT_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "relkt"
-
-
-def language_files(directory: Path) -> dict[str, Path]:
-    """Map language code -> file for `{lang}.json` (XQuAD-R) or `xquad.{lang}.json` (raw XQuAD)."""
-    found = {}
-    for path in sorted(directory.glob("*.json")):
-        parts = path.name.split(".")
-        if len(parts) == 2:
-            found[parts[0]] = path
-        elif len(parts) == 3 and parts[0] in ("xquad", "squad"):
-            found[parts[1]] = path
-    return found
-
-
-def _dataset_dir(directory: Path) -> Path:
-    """Accept the folder holding the language files, or a parent holding `xquad-r/`."""
-    if not language_files(directory) and (directory / "xquad-r").is_dir():
-        return directory / "xquad-r"
-    return directory
 
 
 def download_xquad_r(target: Path, langs: tuple[str, ...] = XQUAD_R_LANGS, timeout: float = 30) -> Path:
@@ -69,16 +50,16 @@ def resolve_data_dir(data_dir: str | Path | None = None, download: bool = True) 
     """Find the XQuAD-R folder: explicit argument, then $RELKT_DATA_DIR, then cache, then download."""
     if data_dir is not None and str(data_dir) != "":
         directory = Path(data_dir).expanduser()
-        if not directory.is_dir():
+        if not directory.exists():
             raise DataError(f"data dir {directory} does not exist (from --data-dir)")
-        return _dataset_dir(directory)
+        return directory
     if os.environ.get(ENV_VAR):
         directory = Path(os.environ[ENV_VAR]).expanduser()
         if not directory.is_dir():
             raise DataError(f"data dir {directory} does not exist (from ${ENV_VAR})")
-        return _dataset_dir(directory)
+        return directory
     cached = cache_dir() / "xquad-r"
-    if cached.is_dir() and language_files(cached):
+    if cached.is_dir() and any(cached.glob("*.json")):
         return cached
     if not download:
         raise DataError(f"no data found: pass --data-dir DIR or set {ENV_VAR}=DIR")

@@ -16,8 +16,7 @@ import keras
 import yaml
 
 from relkt.config import save_config, to_dict
-from relkt.data.selection import languages_read
-from relkt.data.sources import language_files, resolve_data_dir
+from relkt.data.selection import languages_read, train_source
 from relkt.errors import ConfigError, WriteError
 from relkt.io import atomic_write_json, os_reason, write_errors
 from relkt.training.run_lock import RunLock
@@ -111,11 +110,11 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
 
 
 def data_fingerprints(config: Any) -> dict[str, dict]:
-    """`data/{file}`: size and hash of each language file the run reads (`languages_read`) of its data folder."""
-    directory = resolve_data_dir(config.data.data_dir, download=False)
-    langs = languages_read(config)
-    return {f"data/{path.name}": file_fingerprint(path) for lang, path in sorted(language_files(directory).items())
-            if langs is None or lang in langs}
+    """`data/{file}`: size and hash of each QA file the run reads (`languages_read`) of its training source."""
+    source = train_source(config.data, download=False)
+    langs = languages_read(config) if source.format == "squad" else None
+    return {f"data/{path.name}": file_fingerprint(path) for key, path in sorted(source.files().items())
+            if langs is None or key in langs}
 
 
 def _short(entry: dict | None) -> str:

@@ -13,7 +13,7 @@ import tensorflow as tf
 
 from relkt.config import to_dict
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
-from relkt.data.selection import dev_pool
+from relkt.data.selection import dev_pool, train_source
 from relkt.encoders.sentence_encoder import QuietEncoder, reading_whole
 from relkt.errors import CheckpointError, Interrupted
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
@@ -59,7 +59,7 @@ def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: d
     English unit of the data set, read whole as relkt.evaluate reads them."""
     pool = dev_pool(config)
     evaluator = LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
-    units = english_units(config.data.data_dir, config.eval.xx_en_units)
+    units = english_units(train_source(config.data), config.eval.xx_en_units)
     unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=config.eval.batch_size) if units else None
     quiet = QuietEncoder(encoder, config.eval.batch_size)
 

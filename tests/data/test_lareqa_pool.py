@@ -30,7 +30,7 @@ def test_subset_reindexes_gold(tiny_data):
 
 
 def test_unknown_language_lists_available(tiny_data):
-    with pytest.raises(DataError, match="no file for language.*xx.*available: de, en"):
+    with pytest.raises(DataError, match="no data for language.*xx.*available: de, en"):
         LareqaPool.load(tiny_data, langs=["en", "xx"])
 
 

@@ -3,7 +3,7 @@ held-out slice that does not depend on the file's order."""
 
 import pytest
 
-from relkt.data.parallel_corpus import read_parallel_tsv
+from relkt.data.parallel_corpus import pair_languages, read_pairs, read_parallel_tsv
 from relkt.errors import DataError
 
 HEADER = b"source\ten\txx\n"
@@ -55,3 +55,18 @@ def test_the_held_out_slice_is_fixed_by_the_pairs_not_the_file_order(tmp_path):
     assert len(dev_a) == 10 and len(train_a) == 90 and not set(dev_a.en) & set(train_a.en)
     # Another order and one more pair: the held-out slice changes by at most that pair.
     assert len(set(dev_a.en) & set(dev_b.en)) >= 9
+
+
+def test_question_pairs_read_by_their_header_columns(tmp_path):
+    """xor-questions/ files: `id, split, xx, en`; the columns are found by name, and a broken line is named."""
+    rows = [f"{i}\ttrain\tKysymys {i}?\tQuestion {i}?\n".encode() for i in range(150)]
+    rows[2] = b"7\ttrain\tonly three\n"  # line 4
+    (tmp_path / "fi.tsv").write_bytes(b"id\tsplit\txx\ten\n" + b"".join(rows))
+    corpus = read_pairs(tmp_path, "fi")
+    assert (corpus.en[0], corpus.xx[0], corpus.source[0]) == ("Question 0?", "Kysymys 0?", "0")
+    assert corpus.bad_rows == [f"{tmp_path / 'fi.tsv'}:4: 3 columns, expected 4 (id, split, xx, en)"]
+    assert pair_languages(tmp_path) == ["fi"]
+    with pytest.raises(DataError, match=r"no pairs for bn \(no bn.tsv\); it holds fi"):
+        read_pairs(tmp_path, "bn")
+    with pytest.raises(DataError, match="not a folder"):
+        pair_languages(tmp_path / "fi.tsv")

@@ -3,6 +3,7 @@ import urllib.error
 import pytest
 
 from relkt.data import sources
+from relkt.data.qa_source import QaSource
 from relkt.errors import DataError
 
 
@@ -13,7 +14,7 @@ def test_explicit_dir_beats_env(tiny_data, tmp_path, monkeypatch):
 
 def test_env_var_and_parent_folder(tiny_data, monkeypatch):
     monkeypatch.setenv("RELKT_DATA_DIR", str(tiny_data.parent))  # the parent holding xquad-r/
-    assert sources.resolve_data_dir() == tiny_data
+    assert QaSource.open(sources.resolve_data_dir()).path == tiny_data
 
 
 def test_cache_is_used_before_download(tiny_data, tmp_path, monkeypatch):

@@ -1,0 +1,147 @@
+"""Read a user's own QA data as JSON Lines: one question a line, translations sharing an `id`.
+
+    {"id": "q1", "lang": "en", "question": "Who wrote Hamlet?", "answer": "Shakespeare", "context": "Hamlet is a play. Shakespeare wrote it."}
+    {"id": "q1", "lang": "de", "question": "Wer schrieb Hamlet?", "answer": "Shakespeare", "context": "Hamlet ist ein Stück. Shakespeare schrieb es."}
+    {"id": "q2", "lang": "en", "question": "What is Hamlet?", "answer": "a play", "context": "Hamlet is a play. Shakespeare wrote it."}
+    {"id": "q2", "lang": "de", "question": "Was ist Hamlet?", "answer": "ein Stück", "context": "Hamlet ist ein Stück. Shakespeare schrieb es."}
+    {"id": "q3", "lang": "en", "question": "Where is Paris?", "answer": "in France", "context": "Paris lies in France.", "title": "Paris"}
+
+Required: id, lang, question, answer (its text, found in the context), context. Optional: `title`, the article (the
+unit of relkt's train/dev/test split); without it, contexts that share a question id (translations of each other) form
+one article, named after the smallest id asked of them, so no translation of a question lands in another split.
+A context is split into candidate sentences by relkt's splitter; `answer_start` (an int) may pin the answer's offset.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from relkt.data.records import Candidate, Question
+from relkt.data.sentence_splitter import split_sentences
+from relkt.data.squad_reader import LanguageData
+from relkt.errors import DataError
+
+REQUIRED = ("id", "lang", "question", "answer", "context")
+
+
+def _records(path: Path) -> list[tuple[int, dict]]:
+    """(line number, record) for every non-empty line; one error naming file, line and field for a bad one."""
+    out = []
+    try:
+        lines = path.read_bytes().split(b"\n")
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw.decode("utf-8-sig" if number == 1 else "utf-8"))
+        except UnicodeDecodeError as e:
+            raise DataError(f"{path}:{number}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}:{number}: malformed JSON: {e}") from None
+        if not isinstance(record, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
+        for key in REQUIRED:
+            if key not in record:
+                raise DataError(f"{path}:{number}: missing field '{key}' (a record needs {', '.join(REQUIRED)})")
+            if not isinstance(record[key], str) or not record[key].strip():
+                raise DataError(f"{path}:{number}.{key}: expected a non-empty string, got {record[key]!r}")
+        for key, kind in (("title", str), ("answer_start", int)):
+            if key in record and not isinstance(record[key], kind):
+                raise DataError(f"{path}:{number}.{key}: expected {kind.__name__}, got {type(record[key]).__name__}")
+        out.append((number, record))
+    if not out:
+        raise DataError(f"{path}: no records (expected one JSON object a line with {', '.join(REQUIRED)})")
+    return out
+
+
+def _answer_start(record: dict, path: Path, number: int) -> int:
+    context, answer = record["context"], record["answer"]
+    if "answer_start" in record:
+        start = record["answer_start"]
+        if context[start:start + len(answer)] != answer:
+            raise DataError(f"{path}:{number}.answer_start: {start} does not point at the answer {answer!r} in the context")
+        return start
+    start = context.find(answer)
+    if start < 0:
+        raise DataError(f"{path}:{number}.answer: {answer!r} does not occur in the record's context")
+    return start
+
+
+def _articles(records: list[tuple[int, dict]]) -> dict[tuple[str, str], str]:
+    """(lang, context) -> article name: the record's title, else the contexts linked by shared ids (union-find)."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    first_of_id: dict[str, tuple[str, str]] = {}
+    for _, r in records:
+        node = (r["lang"], r["context"])
+        find(node)
+        if r["id"] in first_of_id:
+            a, b = find(first_of_id[r["id"]]), find(node)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+        else:
+            first_of_id[r["id"]] = node
+    smallest: dict[tuple[str, str], str] = {}
+    for _, r in records:
+        root = find((r["lang"], r["context"]))
+        smallest[root] = min(smallest.get(root, r["id"]), r["id"])
+    titled = {(r["lang"], r["context"]): r["title"] for _, r in records if "title" in r}
+    return {node: titled.get(node, smallest[find(node)]) for node in parent}
+
+
+def read_jsonl_file(path: str | Path) -> dict[str, LanguageData]:
+    """Every language of one JSON Lines file, as `read_squad_file` gives one SQuAD file's."""
+    path = Path(path)
+    records = _records(path)
+    articles = _articles(records)
+    out: dict[str, LanguageData] = {}
+    paragraph_of: dict[tuple[str, str], tuple[int, list[tuple[int, int]], int]] = {}  # context -> (paragraph, spans, first)
+    seen: dict[tuple[str, str], int] = {}
+    paragraphs: dict[tuple[str, str], int] = {}  # (lang, article) -> paragraphs so far
+    for number, r in records:
+        lang, context = r["lang"], r["context"]
+        data = out.setdefault(lang, LanguageData(lang=lang, path=path, split_by_relkt=True))
+        if (lang, r["id"]) in seen:
+            raise DataError(f"{path}:{number}.id: {r['id']!r} is asked twice in {lang} (first on line {seen[lang, r['id']]}); "
+                            "within a language every question id must be unique")
+        seen[lang, r["id"]] = number
+        article = articles[lang, context]
+        if (lang, context) not in paragraph_of:
+            spans = split_sentences(context)
+            paragraph = paragraphs[lang, article] = paragraphs.get((lang, article), -1) + 1
+            first = len(data.candidates)
+            for k, (s, e) in enumerate(spans):
+                data.candidates.append(Candidate(cid=f"{lang}:{article}.{paragraph}.{k}", lang=lang, sentence=context[s:e],
+                                                 context=context, article=article, paragraph=paragraph, start=s, end=e))
+            paragraph_of[lang, context] = (paragraph, spans, first)
+        paragraph, spans, first = paragraph_of[lang, context]
+        start = _answer_start(r, path, number)
+        data.questions.append(Question(qas_id=r["id"], lang=lang, text=r["question"], article=article,
+                                       paragraph=paragraph, answer_start=start))
+        hit = next((k for k, (s, e) in enumerate(spans) if s <= start < e), None)
+        if hit is None:
+            data.unmatched_answers.append(r["id"])
+        else:
+            data.answer_sentence[r["id"]] = first + hit
+    return out
+
+
+def merge_languages(parts: list[dict[str, LanguageData]]) -> dict[str, LanguageData]:
+    """Several files' languages as one: a language in two files is an error naming both (ids could collide)."""
+    out: dict[str, LanguageData] = {}
+    for part in parts:
+        for lang, data in part.items():
+            if lang in out:
+                raise DataError(f"{data.path}: holds {lang} questions, and so does {out[lang].path}; keep one language's "
+                                "records in one file")
+            out[lang] = data
+    return out
