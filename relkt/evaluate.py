@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import yaml
 
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
 from relkt.cli_types import positive_int, writable_file
@@ -35,7 +36,7 @@ SPECS = "ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.evaluate", description=__doc__.split("\n")[0])
-    p.add_argument("--encoder", default=None, help=f"{SPECS} (default with --config: hub:RUN/best, the run's best export)")
+    p.add_argument("--encoder", default=None, help=f"{SPECS} (default with --config: the run's best export, muse:RUN/best for a muse run, else hub:RUN/best)")
     add_pool_arguments(p)
     p.add_argument("--with-context", action="store_true", help="encode candidates as sentence + context (default: off, "
                    "or the --config run's)")
@@ -75,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def evaluate(args: argparse.Namespace) -> int:
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow); --help answers without it
 
-    spec = args.encoder or f"hub:{Path(args.config).parent / 'best'}"
+    spec = args.encoder or best_export(args.config)
     settings = pool_settings(args)  # read once: flags, else the --config run's, else the defaults
     pool = load_pool(args, settings)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
@@ -120,6 +121,16 @@ def evaluate(args: argparse.Namespace) -> int:
             json_file.write(json_text(results).encode("utf-8"))
         print(f"wrote {args.output} and {npz}")
     return 0
+
+
+def best_export(config: str) -> str:
+    """A run's best model as an encoder spec: `muse:RUN/best` for a muse run (read whole, as XX->EN articles need:
+    the hub export keeps its 512-piece training length), else `hub:RUN/best`."""
+    run = yaml.safe_load(Path(config).read_text()) or {}
+    section = lambda name: run.get(name) if isinstance(run.get(name), dict) else {}
+    spec = section("encoder").get("spec") or section("student").get("spec") or section("teacher").get("spec") or ""
+    kind = "muse" if str(spec).split(":", 1)[0] == "muse" else "hub"
+    return f"{kind}:{Path(config).parent / 'best'}"
 
 
 def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:

@@ -211,3 +211,13 @@ def test_test_dir_is_scored_whole_and_refused_when_it_overlaps(synthetic_data, t
     assert evaluate.main(["--encoder", "ngram", "--data-dir", str(synthetic_data), "--test-dir", str(tiny_data),
                           "--split", "dev", "--no-progress"]) == 2
     assert "is scored as the test split, not --split dev" in capsys.readouterr().err
+
+
+def test_a_muse_run_is_scored_through_muse_dir_which_reads_whole_articles(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    cases = {"encoder:\n  spec: muse\n": "muse", "teacher:\n  spec: muse:t/best\nstudent:\n  spec: ''\n": "muse",
+             "encoder:\n  spec: minilm\n": "hub", "data:\n  data_dir: x\n": "hub"}
+    for text, kind in cases.items():
+        (run / "config.yaml").write_text(text)
+        assert evaluate.best_export(str(run / "config.yaml")) == f"{kind}:{run / 'best'}"

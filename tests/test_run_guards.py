@@ -81,7 +81,7 @@ def test_a_student_language_without_data_is_named(synthetic_data, tmp_path, caps
     export_encoder(NgramEncoder(dim=8, num_buckets=64), teacher)
     cfg = student_config(tmp_path, synthetic_data, teacher, **{"data.student_langs": ["de", "xx"]})
     assert train_student.main(["--config", str(cfg)]) == 2
-    assert "no data for xx in the data folder (it holds de, en)" in capsys.readouterr().err
+    assert "no data for xx: no QA data in the training source (it holds de, en) and no data.corpus_dir" in capsys.readouterr().err
 
 
 def test_smoke_shrinks_but_an_explicit_set_wins(synthetic_data, tmp_path):

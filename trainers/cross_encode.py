@@ -29,7 +29,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python trainers/cross_encode.py", description=__doc__.split("\n")[0])
     p.add_argument("--teacher", required=True, help="encoder spec of the teacher (hub:RUN/best, ...)")
     p.add_argument("--student", required=True, help="encoder spec of the student")
-    p.add_argument("--data-dir", default=None, help="folder of XQuAD-R {lang}.json files (default: $RELKT_DATA_DIR)")
+    p.add_argument("--data-dir", default=None, help="the QA source: a folder of XQuAD-R {lang}.json files, an MLQA folder or a .jsonl file (default: $RELKT_DATA_DIR)")
     p.add_argument("--split", default="dev", help="article-level split (default: dev)")
     p.add_argument("--langs", default="", help="question languages, comma-separated (default: all)")
     p.add_argument("--output", default=None, help="also write the numbers as JSON here")
