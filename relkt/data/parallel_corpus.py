@@ -58,13 +58,13 @@ class ParallelCorpus:
         return parts[0], parts[1]
 
 
-def read_pairs(folder: str | Path, lang: str) -> ParallelCorpus:
+def read_pairs(folder: str | Path, lang: str, max_bad_share: float = 0.01) -> ParallelCorpus:
     """One language's pairs from a folder of pair files; a language with no file is an error naming the ones there."""
     path = pair_file(folder, lang)
     if not path.is_file():
         have = pair_languages(folder)
         raise DataError(f"{folder}: no pairs for {lang} (no {path.name}); it holds {', '.join(have) or 'no .tsv files'}")
-    return read_parallel_tsv(path, lang)
+    return read_parallel_tsv(path, lang, max_bad_share)
 
 
 def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) -> ParallelCorpus:
@@ -109,6 +109,9 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
             corpus.en.append(en)
             corpus.xx.append(xx)
             corpus.source.append(source)
+    if corpus.bad_rows and max_bad_share == 0:  # strict: every row is an item a measurement counts
+        more = f" (and {len(corpus.bad_rows) - 1} more bad rows)" if len(corpus.bad_rows) > 1 else ""
+        raise DataError(f"{corpus.bad_rows[0]}{more}; fix or remove the line")
     if rows and len(corpus.bad_rows) > max_bad_share * rows:
         shown = "; ".join(corpus.bad_rows[:3])
         raise DataError(f"{path}: {len(corpus.bad_rows)} of {rows} rows are bad (more than {max_bad_share:.0%}): {shown}")

@@ -111,3 +111,23 @@ def _save(plt, fig, path: Path) -> Path:
     finally:
         plt.close(fig)
     return Path(path)
+
+
+def before_after_bars(panels: dict[str, dict[str, list[float]]], langs: list[str], title: str, path: Path) -> Path:
+    """One panel per task: languages on the x axis, one bar per encoder (P@1 in %), so a rise reads at a glance.
+    `panels`: {panel title: {encoder name: [value per language, NaN where not measured]}}."""
+    plt = _plt()
+    fig, axes = plt.subplots(len(panels), 1, figsize=(1.5 + 0.75 * len(langs), 2.6 * len(panels)), squeeze=False)
+    for ax, (panel, series) in zip(axes[:, 0], panels.items()):
+        width = 0.8 / max(len(series), 1)
+        for k, (name, values) in enumerate(series.items()):
+            x = np.arange(len(langs)) + (k - (len(series) - 1) / 2) * width
+            ax.bar(x, 100 * np.asarray(values, dtype=float), width, label=name)
+        ax.set_xticks(range(len(langs)), langs)
+        ax.set_ylabel("P@1 (%)")
+        ax.set_ylim(0, 100)
+        ax.set_title(panel, fontsize=10)
+        ax.legend(fontsize=8, loc="upper right")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return _save(plt, fig, path)

@@ -1,0 +1,86 @@
+"""The language coverage report (relkt.language_coverage) as Markdown and one PNG, from its JSON alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from relkt.reports import plots
+
+TASK_TITLES = {"pairs": "held-out pairs", "questions": "XOR-TyDi questions"}
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or not np.isfinite(x) else f"{100 * x:.1f}"
+
+
+def _p(entry: dict | None) -> str:
+    if entry is None:
+        return "-"
+    star = "*" if entry["p_value"] < 0.05 else ""
+    return f"{100 * entry['difference']:+.1f} (p={entry['p_value']:.3g}{star})"
+
+
+def coverage_markdown(report: dict) -> str:
+    """Tables: tokenizer, each task's retrieval both directions, the test source; differences with McNemar's p."""
+    setup, figures, comparisons = report["setup"], report["figures"], report["comparisons"]
+    names, langs = list(figures), setup["langs"]
+    lines = [f"# Language coverage: {', '.join(names)}", "",
+             f"Languages: {', '.join(langs)}. Held-out pairs: {setup['dev_pairs']} a language from {setup['pairs_dir']}"
+             + (f"; questions from {setup['questions_dir']}" if setup["questions_dir"] else "") + ". P@1 and MRR in %; "
+             "a difference is against the first encoder, with McNemar's p on the same items (* < 0.05).", ""]
+    lines += ["## How the tokenizer reads each language", "", "| lang | " + " | ".join(
+        f"{n}: unknown pieces / pieces a word / scripts it cannot read" for n in names) + " |",
+              "|---|" + "---|" * len(names)]
+    for lang in langs:
+        cells = []
+        for n in names:
+            t = figures[n].get(lang, {}).get("tokenizer")
+            scripts = ", ".join(f"{s.title()} {100 * v:.0f}%" for s, v in (t or {}).get("unreadable_scripts", {}).items())
+            cells.append("-" if t is None else f"{100 * t['unk_rate']:.1f}% / {t['pieces_per_word']:.2f} / {scripts or 'none'}")
+        lines.append(f"| {lang} | " + " | ".join(cells) + " |")
+    for task, title in TASK_TITLES.items():
+        rows = [lang for lang in langs if task in figures[names[0]].get(lang, {})]
+        if not rows:
+            continue
+        head = ["lang", "n"] + [f"{n} {d}" for n in names for d in ("XX>EN P@1 / MRR", "EN>XX P@1 / MRR")]
+        head += [f"{c} {d}" for c in comparisons for d in ("XX>EN", "EN>XX")]
+        lines += ["", f"## Retrieval on {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for lang in rows:
+            cells = [lang, str(figures[names[0]][lang][task]["xx>en"]["n"])]
+            for n in names:
+                for d in ("xx>en", "en>xx"):
+                    r = figures[n][lang][task][d]
+                    cells.append(f"{_pct(r['P@1'])} / {_pct(r['MRR'])}")
+            for c in comparisons.values():
+                cells += [_p(c.get(f"{task}/{lang}/{d}")) for d in ("xx>en", "en>xx")]
+            lines.append("| " + " | ".join(cells) + " |")
+    if "test" in figures[names[0]]:
+        learned = set(setup["learned"])
+        test_langs = sorted(figures[names[0]]["test"])
+        head = ["lang", "taught"] + [f"{n} mAP / article P@1" for n in names] + [f"{c} article P@1" for c in comparisons]
+        lines += ["", f"## The test source whole ({setup['test_dir']}): did the others forget?", "",
+                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for lang in test_langs:
+            cells = [lang, "yes" if lang in learned else "no"]
+            cells += [f"{_pct(figures[n]['test'][lang]['mAP'])} / {_pct(figures[n]['test'][lang]['article P@1'])}" for n in names]
+            cells += [_p(c.get(f"test/{lang}")) for c in comparisons.values()]
+            lines.append("| " + " | ".join(cells) + " |")
+        for n in names:
+            rest = [figures[n]["test"][x] for x in test_langs if x != "en"]
+            lines.append(f"\n{n}: mean of the non-English languages: mAP {_pct(np.mean([r['mAP'] for r in rest]))}, "
+                         f"article P@1 {_pct(np.mean([r['article P@1'] for r in rest]))}")
+    return "\n".join(lines) + "\n"
+
+
+def coverage_figure(report: dict, path: Path) -> Path:
+    """Languages on one axis, one bar per encoder: XX>EN P@1 on held-out pairs, and on questions where measured."""
+    figures, langs = report["figures"], report["setup"]["langs"]
+    panels = {}
+    for task, title in TASK_TITLES.items():
+        series = {n: [f.get(lang, {}).get(task, {}).get("xx>en", {}).get("P@1", np.nan) for lang in langs]
+                  for n, f in figures.items()}
+        if any(np.isfinite(v) for values in series.values() for v in values):
+            panels[f"XX>EN P@1 on {title}"] = series
+    return plots.before_after_bars(panels, langs, "Language coverage", path)

@@ -1,0 +1,35 @@
+import numpy as np
+import pytest
+
+from relkt.errors import DegenerateError
+from relkt.metrics.pair_retrieval import pair_retrieval
+
+
+def test_ranks_both_directions_worked_by_hand():
+    # Three pairs in 2-d. X side: x0 = (1, 0), x1 = (0, 1), x2 = (0.6, 0.8).
+    # English side: e0 = (0.8, 0.6), e1 = (0, 1), e2 = (1, 0).
+    # xx>en: x0 scores e0 .8, e1 0, e2 1 -> e2 first, its gold e0 is 2nd (rank 2);
+    #        x1 scores .6, 1, 0 -> gold e1 first (rank 1); x2 scores .96, .8, .6 -> gold e2 last (rank 3).
+    # en>xx: e0 scores x0 .8, x1 .6, x2 .96 -> gold x0 2nd; e1 scores 0, 1, .8 -> gold x1 1st;
+    #        e2 scores 1, 0, .6 -> gold x2 2nd.
+    xx = np.array([[1, 0], [0, 1], [0.6, 0.8]], np.float32)
+    en = np.array([[0.8, 0.6], [0, 1], [1, 0]], np.float32)
+    r = pair_retrieval(xx, en, ["a", "b", "c"], ["A", "B", "C"], "test")
+    assert r["xx>en"]["rank"].tolist() == [2, 1, 3] and r["en>xx"]["rank"].tolist() == [2, 1, 2]
+    assert r["xx>en"]["P@1"] == pytest.approx(1 / 3) and r["xx>en"]["MRR"] == pytest.approx((1 / 2 + 1 + 1 / 3) / 3)
+    assert r["en>xx"]["hit1"].tolist() == [False, True, False]
+
+
+def test_a_repeated_english_side_is_gold_for_each_pair_holding_it():
+    # x0 and x1 both translate "Hello." (e0 and e1 are the same text): x1 finding e0 first is a hit.
+    xx = np.array([[1, 0], [1, 0.1], [0, 1]], np.float32)
+    en = np.array([[1, 0], [0.9, 0.4], [0, 1]], np.float32)
+    r = pair_retrieval(xx / np.linalg.norm(xx, axis=1, keepdims=True), en / np.linalg.norm(en, axis=1, keepdims=True),
+                       ["hallo", "hallo!", "tschüss"], ["Hello.", "Hello.", "Bye."], "test")
+    assert r["xx>en"]["hit1"].tolist() == [True, True, True]
+
+
+def test_collapsed_embeddings_are_refused():
+    same = np.ones((4, 3), np.float32) / np.sqrt(3)
+    with pytest.raises(DegenerateError, match="fi X side"):
+        pair_retrieval(same, np.eye(4, 3, dtype=np.float32), list("abcd"), list("ABCD"), "fi")

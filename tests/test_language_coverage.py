@@ -1,0 +1,91 @@
+"""relkt.language_coverage on pair files, question files and a test source the tests make."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from relkt import language_coverage
+from relkt.analysis.significance import mcnemar
+from relkt.encoders.export import export_encoder
+from relkt.encoders.ngram_encoder import NgramEncoder
+from tests.encoders.tiny_bert import tiny_bert
+
+WORDS = ["house", "tree", "river", "stone", "bread", "light", "water", "night", "horse", "cloud", "green", "sound"]
+
+
+def make_files(tmp_path):
+    """fi pairs (some words shared with English, so an n-gram model finds some) and fi/bn question files."""
+    pairs, questions = tmp_path / "pairs", tmp_path / "questions"
+    pairs.mkdir()
+    questions.mkdir()
+    fi = "".join(f"t\tThe {w} is here.\t{w[:3]}ko {w} on täällä.\n" for w in WORDS)
+    (pairs / "fi.tsv").write_text("source\ten\txx\n" + fi, encoding="utf-8")
+    (pairs / "bn.tsv").write_text("source\ten\txx\n" + "".join(f"t\tA {w}.\tএকটি {w}।\n" for w in WORDS), encoding="utf-8")
+    (questions / "fi.tsv").write_text("id\tsplit\txx\ten\n" + "".join(f"{i}\ttrain\tMissä {w} on?\tWhere is the {w}?\n"
+                                                                       for i, w in enumerate(WORDS)), encoding="utf-8")
+    return pairs, questions
+
+
+def test_report_numbers_are_recomputed_from_per_item_hits(tmp_path, tiny_data):
+    pairs, questions = make_files(tmp_path)
+    other = export_encoder(NgramEncoder(dim=16, num_buckets=128, seed=7), tmp_path / "other")
+    bert = export_encoder(tiny_bert(), tmp_path / "bert")  # a tokenizer to audit (its tiny vocabulary lacks Bengali)
+    out = tmp_path / "report"
+    assert language_coverage.main(["--encoder", "zero-shot=ngram", "--encoder", f"student=hub:{other}",
+                                   "--encoder", f"bert=hub:{bert}", "--langs", "fi,bn", "--pairs-dir", str(pairs),
+                                   "--dev-pairs", "8", "--questions-dir", str(questions), "--test-dir", str(tiny_data),
+                                   "--learned", "fi", "--output", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    items = np.load(out / "per_item.npz")
+    for name in ("zero-shot", "student", "bert"):
+        for lang, task, n in (("fi", "pairs", 8), ("bn", "pairs", 8), ("fi", "questions", 12)):
+            for d in ("xx>en", "en>xx"):
+                hit = items[f"{name}|{task}/{lang}/{d}"]
+                assert len(hit) == n
+                assert report["figures"][name][lang][task][d]["P@1"] == pytest.approx(hit.mean())
+        for lang in ("de", "en"):
+            assert report["figures"][name]["test"][lang]["article P@1"] == pytest.approx(items[f"{name}|test/{lang}"].mean())
+    assert "questions" not in report["figures"]["student"]["bn"]  # no bn question file: not measured, not zero
+    for later in ("student", "bert"):
+        for key in ("pairs/fi/xx>en", "questions/fi/en>xx", "test/de"):
+            a, b = items[f"zero-shot|{key}"], items[f"{later}|{key}"]
+            entry = report["comparisons"][f"{later} vs zero-shot"][key]
+            assert entry["difference"] == pytest.approx(b.mean() - a.mean())
+            assert entry["p_value"] == pytest.approx(mcnemar(a, b)["p_value"])
+    tok = report["figures"]["bert"]["bn"]["tokenizer"]
+    assert tok["unreadable_scripts"]["BENGALI"] == 1.0 and tok["unk_rate"] > 0  # every Bengali letter is [UNK]
+    assert "tokenizer" not in report["figures"]["zero-shot"]["fi"]  # n-grams have no vocabulary to audit
+    md = (out / "report.md").read_text()
+    for section in ("## How the tokenizer reads each language", "## Retrieval on held-out pairs",
+                    "## Retrieval on XOR-TyDi questions", "did the others forget?", "Bengali 100%"):
+        assert section in md, section
+    assert (out / "coverage.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--langs", "sw"], "--pairs-dir .*: no pairs for sw; it holds bn, fi"),
+    (["--langs", "fi", "--questions-dir", "PAIRS"], None),  # a pairs folder as questions: fine, fi is in it
+    (["--langs", "bn", "--questions-dir", "QUESTIONS"], "no question file for any of bn"),
+    (["--langs", "fi", "--broken"], r"fi.tsv:5: 2 columns, expected 3 \(source, en, xx\); fix or remove the line"),
+    (["--langs", "fi", "--empty"], r"fi.tsv: no usable pairs"),
+])
+def test_bad_input_is_one_clear_line(tmp_path, capsys, args, message):
+    pairs, questions = make_files(tmp_path)
+    if "--broken" in args:
+        lines = (pairs / "fi.tsv").read_text().splitlines()
+        lines[4] = "t\tonly two"
+        (pairs / "fi.tsv").write_text("\n".join(lines) + "\n")
+    if "--empty" in args:
+        (pairs / "fi.tsv").write_text("source\ten\txx\n")
+    args = [a.replace("PAIRS", str(pairs)).replace("QUESTIONS", str(questions)) for a in args if a not in ("--broken", "--empty")]
+    rc = language_coverage.main(["--encoder", "base=ngram", "--pairs-dir", str(pairs), "--dev-pairs", "4",
+                                 "--output", str(tmp_path / "out")] + args)
+    err = capsys.readouterr().err
+    if message is None:
+        assert rc == 0
+        return
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert re.search(message, err), err
+    assert not (tmp_path / "out" / "report.json").exists()
