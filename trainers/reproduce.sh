@@ -15,6 +15,8 @@
 #                                                     # (configs/xquad_muse_article_*.yaml)
 #   bash trainers/reproduce.sh xquad_muse_guarded [SEED] # those teachers; the student leaves names' rows alone
 #                                                     # (configs/xquad_muse_guarded_student.yaml)
+#   bash trainers/reproduce.sh new_languages [SEED]   # one student for bn te ta am km he fi sw (+ ja fr) from parallel text,
+#                                                     # and the coverage report against zero-shot mUSE
 #   bash trainers/reproduce.sh paper_muse [SEED]      # CL-ReLKT's own protocol: teacher on SQuAD train, students from
 #                                                     # parallel text (+ an Apertium Spanish variant), all of XQuAD-R
 #                                                     # scored whole, never trained on (configs/paper_muse_*.yaml)
@@ -22,7 +24,7 @@ set -euo pipefail
 more_students=""
 grow_students=""   # configs whose finished 2-epoch run is copied and trained on to 4 epochs (README: "Four epochs")
 interpolate=no   # yes: also mix each student's last/ with the teacher (relkt.interpolate, alpha chosen on dev) and score it
-setup="${1:?usage: $0 quickstart|quickstart_muse|paper_muse|xquad_minilm|xquad_muse|xquad_muse_cpu|xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4|xquad_muse_article|xquad_muse_guarded [SEED]}"
+setup="${1:?usage: $0 quickstart|quickstart_muse|paper_muse|new_languages|xquad_minilm|xquad_muse|xquad_muse_cpu|xquad_muse_rows|xquad_muse_pieces|xquad_muse_pieces_e4|xquad_muse_article|xquad_muse_guarded [SEED]}"
 seed="${2:-}"   # a seed other than the configs' own: run folders get a _seedN suffix
 expected=""
 case "$setup" in
@@ -48,7 +50,8 @@ case "$setup" in
     exec python trainers/crossval.py --folds 5 --teacher-config "$teacher_config" \
       --student-config "configs/${setup}_student.yaml" --output "$out" "${seed_set[@]}" ;;
   paper_muse) exec bash trainers/paper_protocol.sh "$seed" ;;
-  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, paper_muse, xquad_minilm, xquad_muse, xquad_muse_cpu, xquad_muse_rows, xquad_muse_pieces, xquad_muse_pieces_e4, xquad_muse_article, xquad_muse_guarded" >&2; exit 2 ;;
+  new_languages) exec bash trainers/new_languages.sh "$seed" ;;
+  *) echo "unknown setup $setup; valid: quickstart, quickstart_muse, paper_muse, new_languages, xquad_minilm, xquad_muse, xquad_muse_cpu, xquad_muse_rows, xquad_muse_pieces, xquad_muse_pieces_e4, xquad_muse_article, xquad_muse_guarded" >&2; exit 2 ;;
 esac
 out_of() { python -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['output_dir'])" "$1"; }
 t_out=$(out_of "$teacher"); s_out=$(out_of "$student")
