@@ -47,28 +47,16 @@ class LareqaPool:
     ) -> "LareqaPool":
         """Load a QA source (XQuAD-R by default; any format relkt.data.qa_source reads) and keep one article-level
         split (of fold `fold` of `folds` when `folds` > 1: see `article_split`)."""
-        if split not in SPLITS:
-            raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
-        return cls.from_source(QaSource.open(resolve_data_dir(data_dir), format), langs, split, fractions, seed, folds, fold)
+        source = QaSource.open(resolve_data_dir(data_dir), format)
+        return cls.from_source(source, langs, split, fractions=fractions, seed=seed, folds=folds, fold=fold)
 
     @classmethod
-    def from_source(
-        cls,
-        source: QaSource,
-        langs: Sequence[str] | None = None,
-        split: str = "all",
-        fractions: tuple[float, float, float] = (0.7, 0.1, 0.2),
-        seed: int = 0,
-        folds: int = 0,
-        fold: int = 0,
-    ) -> "LareqaPool":
-        """`load` of an opened source."""
+    def from_source(cls, source: QaSource, langs: Sequence[str] | None = None, split: str = "all", **cut) -> "LareqaPool":
+        """`load` of an opened source; `cut`: `article_split`'s fractions, seed, folds and fold."""
         if split not in SPLITS:
             raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
         datas = source.read(langs)
-        split_articles = article_split(
-            [q.article for d in datas for q in d.questions], fractions, seed, folds, fold
-        )[split]
+        split_articles = article_split([q.article for d in datas for q in d.questions], **cut)[split]
         return cls.from_language_data(datas, split_articles)
 
     @classmethod
