@@ -15,6 +15,11 @@ def _pct(x: float | None) -> str:
     return "-" if x is None or not np.isfinite(x) else f"{100 * x:.1f}"
 
 
+def _share(x: float) -> str:
+    """A share of letters: whole percents, two decimals below 1% (a few unreadable letters are not 0%)."""
+    return f"{100 * x:.0f}%" if x >= 0.01 else f"{100 * x:.2f}%"
+
+
 def _p(entry: dict | None) -> str:
     if entry is None:
         return "-"
@@ -37,7 +42,7 @@ def coverage_markdown(report: dict) -> str:
         cells = []
         for n in names:
             t = figures[n].get(lang, {}).get("tokenizer")
-            scripts = ", ".join(f"{s.title()} {100 * v:.0f}%" for s, v in (t or {}).get("unreadable_scripts", {}).items())
+            scripts = ", ".join(f"{s.title()} {_share(v)}" for s, v in (t or {}).get("unreadable_scripts", {}).items())
             cells.append("-" if t is None else f"{100 * t['unk_rate']:.1f}% / {t['pieces_per_word']:.2f} / {scripts or 'none'}")
         lines.append(f"| {lang} | " + " | ".join(cells) + " |")
     for task, title in TASK_TITLES.items():

@@ -125,9 +125,10 @@ def before_after_bars(panels: dict[str, dict[str, list[float]]], langs: list[str
             ax.bar(x, 100 * np.asarray(values, dtype=float), width, label=name)
         ax.set_xticks(range(len(langs)), langs)
         ax.set_ylabel("P@1 (%)")
-        ax.set_ylim(0, 100)
+        ax.set_ylim(0, 118)  # the band above 100 holds the legend, clear of every bar
+        ax.set_yticks(range(0, 101, 20))
         ax.set_title(panel, fontsize=10)
-        ax.legend(fontsize=8, loc="upper right")
+        ax.legend(fontsize=8, loc="upper left", ncol=len(series), frameon=False)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return _save(plt, fig, path)
