@@ -1,7 +1,9 @@
-"""LAReQA/XQuAD data: readers, sentence splitting, article splits and the retrieval pool."""
+"""QA data: sources and their readers (SQuAD JSON, MLQA, JSON Lines), pair files, sentence splitting, article
+splits and the retrieval pool."""
 
 from relkt.data.english_answer_units import EnglishAnswerUnits
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.qa_source import QaSource
 from relkt.data.records import Candidate, Question
 from relkt.data.sentence_splitter import split_sentences
 from relkt.data.sources import XQUAD_R_LANGS, resolve_data_dir
@@ -9,6 +11,6 @@ from relkt.data.splits import SPLITS, article_split
 from relkt.data.squad_reader import LanguageData, read_squad_file
 
 __all__ = [
-    "Candidate", "EnglishAnswerUnits", "LanguageData", "LareqaPool", "Question", "SPLITS", "XQUAD_R_LANGS",
+    "Candidate", "EnglishAnswerUnits", "LanguageData", "LareqaPool", "QaSource", "Question", "SPLITS", "XQUAD_R_LANGS",
     "article_split", "read_squad_file", "resolve_data_dir", "split_sentences",
 ]
