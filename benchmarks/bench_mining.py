@@ -27,8 +27,9 @@ from relkt.mining import Bm25Index, bm25_tokenize, mine_negatives
 def per_example_mining(encoder, questions, c_emb, positives, gold, margin):
     """One compiled forward call per question (the fastest single-text path), then a Python loop."""
 
-    forward = tf.function(lambda s: encoder(encoder._preprocess(s), training=False),
-                          input_signature=[tf.TensorSpec([None], tf.string)])
+    forward = tf.function(
+        lambda s: encoder(encoder._preprocess(s), training=False), input_signature=[tf.TensorSpec([None], tf.string)]
+    )
     negatives, encode_seconds = [], 0.0
     for i, q in enumerate(questions):
         t0 = time.perf_counter()
@@ -56,7 +57,10 @@ def main(argv=None) -> None:
     questions, candidates = en.question_texts(), en.candidate_texts()
     positives = np.array([g[0] for g in en.gold])
     gold = gold_matrix(en.gold)
-    print(f"online mining: {len(questions)} English training questions x {len(candidates)} candidates, encoder {args.encoder}")
+    print(
+        f"online mining: {len(questions)} English training questions x {len(candidates)} candidates, "
+        f"encoder {args.encoder}"
+    )
     encoder.encode(questions[:8])  # warm up tracing
 
     t0 = time.perf_counter()
@@ -76,9 +80,14 @@ def main(argv=None) -> None:
 
     print(f"{'method':<44}{'total s':>10}{'encode s':>10}{'select s':>10}")
     print(f"{'relkt: batched encode + vectorized mining':<44}{t_fast:>10.2f}{t_enc:>10.2f}{t_fast - t_enc:>10.3f}")
-    print(f"{'per-example: encode, score, loop per question':<44}{t_slow:>10.2f}{t_cand + t_q_single:>10.2f}{t_slow_select:>10.3f}")
-    print(f"speed-up: {t_slow / t_fast:.2f}x overall, {t_slow_select / max(t_fast - t_enc, 1e-9):.0f}x on selection; "
-          f"same negatives for {100 * agree:.1f}% of slots")
+    print(
+        f"{'per-example: encode, score, loop per question':<44}"
+        f"{t_slow:>10.2f}{t_cand + t_q_single:>10.2f}{t_slow_select:>10.3f}"
+    )
+    print(
+        f"speed-up: {t_slow / t_fast:.2f}x overall, {t_slow_select / max(t_fast - t_enc, 1e-9):.0f}x on selection; "
+        f"same negatives for {100 * agree:.1f}% of slots"
+    )
 
     if args.skip_bm25:
         return
@@ -90,7 +99,6 @@ def main(argv=None) -> None:
     top_fast = index.top(queries, 30)
     t_bm25s = time.perf_counter() - t0
 
-
     n = min(args.bm25_queries, len(queries))
     t0 = time.perf_counter()
     okapi = BM25Okapi([bm25_tokenize(d) or ["\x00"] for d in docs])
@@ -100,8 +108,10 @@ def main(argv=None) -> None:
     print(f"{'method':<44}{'seconds':>10}")
     print(f"{'bm25s (index + retrieve all)':<44}{t_bm25s:>10.2f}")
     print(f"{f'rank_bm25 (x{len(queries) / n:.0f} from {n} questions)':<44}{t_rank:>10.2f}")
-    print(f"speed-up: {t_rank / t_bm25s:.0f}x; top-30 overlap {100 * overlap:.1f}% (rank_bm25 floors negative IDF at "
-          f"0.25 x mean IDF, bm25s 'robertson' does not)")
+    print(
+        f"speed-up: {t_rank / t_bm25s:.0f}x; top-30 overlap {100 * overlap:.1f}% (rank_bm25 floors negative IDF at "
+        f"0.25 x mean IDF, bm25s 'robertson' does not)"
+    )
 
 
 if __name__ == "__main__":

@@ -36,20 +36,31 @@ def ms_per_step(optimizer, table: keras.Variable, grads: list[tf.IndexedSlices])
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rows-read", type=int, default=600, help="distinct rows a batch reads")
-    p.add_argument("--chosen", type=int, default=4244, help="rows RowSubsetAdam may move (fold 0 of xquad_muse_rows: 4244)")
+    p.add_argument(
+        "--chosen", type=int, default=4244, help="rows RowSubsetAdam may move (fold 0 of xquad_muse_rows: 4244)"
+    )
     p.add_argument("--steps", type=int, default=20)
     args = p.parse_args()
     rng = np.random.default_rng(0)
     chosen = np.sort(rng.choice(HEIGHT, args.chosen, replace=False))
     grads = []
     for _ in range(args.steps + 1):
-        ids = np.concatenate([rng.choice(chosen, args.rows_read // 2, replace=False), rng.choice(HEIGHT, args.rows_read // 2)])
-        grads.append(tf.IndexedSlices(tf.constant(rng.normal(size=(len(ids), WIDTH)).astype("float32")),
-                                      tf.constant(ids.astype("int32")), tf.constant([HEIGHT, WIDTH])))
+        ids = np.concatenate(
+            [rng.choice(chosen, args.rows_read // 2, replace=False), rng.choice(HEIGHT, args.rows_read // 2)]
+        )
+        grads.append(
+            tf.IndexedSlices(
+                tf.constant(rng.normal(size=(len(ids), WIDTH)).astype("float32")),
+                tf.constant(ids.astype("int32")),
+                tf.constant([HEIGHT, WIDTH]),
+            )
+        )
     results = {}
-    for name, make in (("Adam (whole table)", lambda path: keras.optimizers.Adam(1e-3)),
-                       ("RowScaledAdam (new rows x20)", lambda path: RowScaledAdam(1e-3, row_scales={path: (128_010, 20.0)})),
-                       ("RowSubsetAdam (chosen rows)", lambda path: RowSubsetAdam(1e-3, path, chosen.tolist()))):
+    for name, make in (
+        ("Adam (whole table)", lambda path: keras.optimizers.Adam(1e-3)),
+        ("RowScaledAdam (new rows x20)", lambda path: RowScaledAdam(1e-3, row_scales={path: (128_010, 20.0)})),
+        ("RowSubsetAdam (chosen rows)", lambda path: RowSubsetAdam(1e-3, path, chosen.tolist())),
+    ):
         table = keras.Variable(np.zeros((HEIGHT, WIDTH), "float32"), name="token_embedding")
         results[name] = ms_per_step(make(table.path), table, grads)
     base = results["RowSubsetAdam (chosen rows)"]

@@ -1,8 +1,8 @@
 """What a run costs as it grows: encoding, scoring and training measured at 10x steps on synthetic data of real
 shapes, with wall time, throughput and peak memory, and the paper's full run projected from the measured rates.
 
-    python benchmarks/bench_scale.py --quick        # about 1 min on 2 cores: the smaller sizes, the table, the projection
-    python benchmarks/bench_scale.py --json scale.json --plot docs/results/scale.png   # every size (about 16 min)
+    python benchmarks/bench_scale.py --quick   # about 1 min on 2 cores: smaller sizes, the table, the projection
+    python benchmarks/bench_scale.py --json scale.json --plot docs/results/scale.png  # every size (about 16 min)
 
 Texts are words drawn (Zipf-like) from mUSE's own whole-word pieces, 12 to a question and 30 to a sentence: about what
 XQuAD-R's English costs (13.1 and 33.9 pieces; its 11 languages average 23.3 and 60.0, so a multilingual pool encodes
@@ -31,14 +31,34 @@ from relkt.metrics.ranking import BLOCK_ELEMENTS, gold_ranks, per_question_metri
 
 # The paper's run (CL-ReLKT Sec. 4, App. A.5): SQuAD v1.1 train's English questions, 3 BM25 + 5 online teacher
 # epochs of 2 triplets an anchor (batch 16), 10 student epochs over 10 languages (batch 8).
-PAPER = {"questions": 87_599, "teacher_epochs": 8, "online_epochs": 5, "triplets_per_anchor": 2, "teacher_batch": 16,
-         "student_epochs": 10, "student_langs": 10, "student_batch": 8,
-         # answer sentences per question, measured on ../shared/data/squad-train (2,868 sentences, 3,807 questions)
-         "sentences_per_question": 2868 / 3807}
-QUICK = {"encode": [1_000, 10_000], "score": [13_000, 130_000], "score_questions": 2_000, "targets": [10_000, 100_000],
-         "train": [1_000, 10_000], "steps": 5}
-FULL = {"encode": [10_000, 100_000, 1_000_000], "score": [13_000, 130_000, 1_300_000], "score_questions": 10_000,
-        "targets": [10_000, 100_000, 876_000], "train": [1_000, 10_000, 100_000], "steps": 20}
+PAPER = {
+    "questions": 87_599,
+    "teacher_epochs": 8,
+    "online_epochs": 5,
+    "triplets_per_anchor": 2,
+    "teacher_batch": 16,
+    "student_epochs": 10,
+    "student_langs": 10,
+    "student_batch": 8,
+    # answer sentences per question, measured on ../shared/data/squad-train (2,868 sentences, 3,807 questions)
+    "sentences_per_question": 2868 / 3807,
+}
+QUICK = {
+    "encode": [1_000, 10_000],
+    "score": [13_000, 130_000],
+    "score_questions": 2_000,
+    "targets": [10_000, 100_000],
+    "train": [1_000, 10_000],
+    "steps": 5,
+}
+FULL = {
+    "encode": [10_000, 100_000, 1_000_000],
+    "score": [13_000, 130_000, 1_300_000],
+    "score_questions": 10_000,
+    "targets": [10_000, 100_000, 876_000],
+    "train": [1_000, 10_000, 100_000],
+    "steps": 20,
+}
 
 
 def rss_bytes() -> int:
@@ -94,12 +114,15 @@ def bench_encode(encoder, maker: TextMaker, sizes: list[int], slice_size: int = 
             for lo in range(0, n, slice_size):
                 k = min(slice_size, n - lo)
                 texts = maker.texts(k // 2, 12) + maker.texts(k - k // 2, 30)
-                out[lo:lo + k] = encoder.encode(texts, batch_size=128)
+                out[lo : lo + k] = encoder.encode(texts, batch_size=128)
         record["texts_per_s"] = n / record["seconds"]
         record["output_bytes"] = out.nbytes
         rows.append(record)
-        print(f"  encode {n:>9,} texts: {record['seconds']:8.1f} s, {record['texts_per_s']:6.0f} texts/s, peak RSS "
-              f"{record['peak_rss'] / 2**30:5.2f} GiB (output {out.nbytes / 2**30:.2f} GiB)", flush=True)
+        print(
+            f"  encode {n:>9,} texts: {record['seconds']:8.1f} s, {record['texts_per_s']:6.0f} texts/s, peak RSS "
+            f"{record['peak_rss'] / 2**30:5.2f} GiB (output {out.nbytes / 2**30:.2f} GiB)",
+            flush=True,
+        )
         del out
     return rows
 
@@ -108,7 +131,7 @@ def unit_rows(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
     out = np.empty((n, dim), np.float32)
     for lo in range(0, n, 100_000):
         block = rng.standard_normal((min(100_000, n - lo), dim), dtype=np.float32)
-        out[lo:lo + len(block)] = block / np.linalg.norm(block, axis=1, keepdims=True)
+        out[lo : lo + len(block)] = block / np.linalg.norm(block, axis=1, keepdims=True)
     return out
 
 
@@ -129,13 +152,20 @@ def bench_score(sizes: list[int], n_questions: int, dim: int = 512, golds: int =
         bare = {}
         with measured(bare):
             for lo in range(0, n_questions, chunk):
-                q[lo:lo + chunk] @ c.T
-        record.update(bare_seconds=bare["seconds"], ratio=record["seconds"] / bare["seconds"], mAP=metrics["mAP"],
-                      embeddings_bytes=q.nbytes + c.nbytes)
+                q[lo : lo + chunk] @ c.T
+        record.update(
+            bare_seconds=bare["seconds"],
+            ratio=record["seconds"] / bare["seconds"],
+            mAP=metrics["mAP"],
+            embeddings_bytes=q.nbytes + c.nbytes,
+        )
         rows.append(record)
-        print(f"  score {n_questions:,} questions x {n:>9,} candidates: {record['seconds']:7.2f} s (bare product "
-              f"{bare['seconds']:.2f} s, {record['ratio']:.2f}x), extra memory {record['extra_rss'] / 2**20:6.0f} MiB "
-              f"beside {record['embeddings_bytes'] / 2**30:.2f} GiB of embeddings", flush=True)
+        print(
+            f"  score {n_questions:,} questions x {n:>9,} candidates: {record['seconds']:7.2f} s (bare product "
+            f"{bare['seconds']:.2f} s, {record['ratio']:.2f}x), extra memory {record['extra_rss'] / 2**20:6.0f} MiB "
+            f"beside {record['embeddings_bytes'] / 2**30:.2f} GiB of embeddings",
+            flush=True,
+        )
         del c
     return rows
 
@@ -177,9 +207,12 @@ def bench_student_targets(sizes: list[int], dim: int = 512) -> list[dict]:
             with context.Pool(1) as worker:
                 record[layout] = worker.apply(_targets_memory, (n, layout, dim))
         rows.append(record)
-        print(f"  student targets, {n:>9,} examples: a copy an example {record['per example'] / 2**20:7.0f} MiB, "
-              f"table + rows {record['table + rows'] / 2**20:6.0f} MiB (the table: {record['table_size'] / 2**20:.0f} "
-              "MiB)", flush=True)
+        print(
+            f"  student targets, {n:>9,} examples: a copy an example {record['per example'] / 2**20:7.0f} MiB, "
+            f"table + rows {record['table + rows'] / 2**20:6.0f} MiB (the table: {record['table_size'] / 2**20:.0f} "
+            "MiB)",
+            flush=True,
+        )
     return rows
 
 
@@ -202,15 +235,26 @@ def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
                 model.compile(optimizer=keras.optimizers.Adam(1e-5), loss=TripletLoss(0.24, "cosine"))
             else:
                 model = PairModel(encoder)
-                model.compile(optimizer=keras.optimizers.Adam(1e-3), loss=DistillationLoss(
-                    gamma=1000.0, beta=0.001, lam=1.0, omega=0.01, distance="squared_l2"))
+                model.compile(
+                    optimizer=keras.optimizers.Adam(1e-3),
+                    loss=DistillationLoss(gamma=1000.0, beta=0.001, lam=1.0, omega=0.01, distance="squared_l2"),
+                )
             for n in sizes:
-                record = {"stage": stage, "token_table": "frozen" if frozen else "trainable", "examples": n,
-                          "batch": batch, "steps": steps}
+                record = {
+                    "stage": stage,
+                    "token_table": "frozen" if frozen else "trainable",
+                    "examples": n,
+                    "batch": batch,
+                    "steps": steps,
+                }
                 with measured(record):
                     t0, table = time.perf_counter(), None
                     if stage == "teacher":
-                        texts = {"anchor": maker.texts(n, 12), "positive": maker.texts(n, 30), "negative": maker.texts(n, 30)}
+                        texts = {
+                            "anchor": maker.texts(n, 12),
+                            "positive": maker.texts(n, 30),
+                            "negative": maker.texts(n, 30),
+                        }
                         targets = np.zeros(n, np.float32)
                     else:  # as the student trains: a table of distinct targets (10 languages share an English
                         # question's and its document's), and each example's two rows in it
@@ -226,9 +270,12 @@ def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
                 record["steps_per_s"] = 1.0 / record["step_seconds"]
                 record["examples_per_s"] = batch / record["step_seconds"]
                 rows.append(record)
-                print(f"  {stage} step, {record['token_table']:>9} table, {n:>7,} examples: {record['steps_per_s']:5.2f} "
-                      f"steps/s ({record['examples_per_s']:5.1f} examples/s), peak RSS {record['peak_rss'] / 2**30:5.2f} "
-                      f"GiB", flush=True)
+                print(
+                    f"  {stage} step, {record['token_table']:>9} table, {n:>7,} examples: {record['steps_per_s']:5.2f} "
+                    f"steps/s ({record['examples_per_s']:5.1f} examples/s), peak RSS {record['peak_rss'] / 2**30:5.2f} "
+                    f"GiB",
+                    flush=True,
+                )
                 del ds, texts, targets
     return rows
 
@@ -243,8 +290,13 @@ def projection(encode: list[dict], train: list[dict]) -> dict:
     mining = p["online_epochs"] * (p["questions"] + n_sent) / rate  # each online epoch encodes questions and sentences
     student_steps = p["student_epochs"] * p["student_langs"] * p["questions"] / p["student_batch"]
     targets = (p["questions"] + n_sent) / rate  # T(q_en) and T(d), once
-    out = {"sentences": n_sent, "teacher_steps": teacher_steps, "student_steps": student_steps,
-           "mining_seconds": mining, "targets_seconds": targets}
+    out = {
+        "sentences": n_sent,
+        "teacher_steps": teacher_steps,
+        "student_steps": student_steps,
+        "mining_seconds": mining,
+        "targets_seconds": targets,
+    }
     for table in ("trainable", "frozen"):
         out[f"teacher_hours_{table}"] = (teacher_steps * step[("teacher", table)] + mining) / 3600
         out[f"student_hours_{table}"] = (student_steps * step[("student", table)] + targets) / 3600
@@ -269,8 +321,12 @@ def plot(result: dict, path: Path) -> None:
     ax = axes[1]
     ax.loglog([r["texts"] for r in enc], [r["peak_rss"] / 2**30 for r in enc], "o-", label="encode: peak RSS")
     ax.loglog([r["texts"] for r in enc], [r["output_bytes"] / 2**30 for r in enc], "o:", label="encode: its output")
-    ax.loglog([r["candidates"] for r in score], [max(r["extra_rss"], 1) / 2**30 for r in score], "s-",
-              label="score: extra beside embeddings")
+    ax.loglog(
+        [r["candidates"] for r in score],
+        [max(r["extra_rss"], 1) / 2**30 for r in score],
+        "s-",
+        label="score: extra beside embeddings",
+    )
     ax.set_xlabel("texts / candidates")
     ax.set_ylabel("GiB")
     ax.set_title("memory")
@@ -279,8 +335,12 @@ def plot(result: dict, path: Path) -> None:
     for stage in ("teacher", "student"):
         for table, style in (("trainable", "-"), ("frozen", "--")):
             rows = [r for r in result["train"] if r["stage"] == stage and r["token_table"] == table]
-            ax.semilogx([r["examples"] for r in rows], [r["peak_rss"] / 2**30 for r in rows], "o" + style,
-                        label=f"{stage}, table {table}")
+            ax.semilogx(
+                [r["examples"] for r in rows],
+                [r["peak_rss"] / 2**30 for r in rows],
+                "o" + style,
+                label=f"{stage}, table {table}",
+            )
     ax.set_xlabel("training examples")
     ax.set_ylabel("peak RSS (GiB)")
     ax.set_title("training memory")
@@ -326,12 +386,17 @@ def main(argv=None) -> None:
     if {"encode", "train"} <= sections:
         proj = result["projection"] = projection(result["encode"], result["train"])
         print(f"\nThe paper's run on this machine ({os.cpu_count()} cores), from the rates above:")
-        print(f"  teacher: {proj['teacher_steps']:,.0f} steps + online mining ({PAPER['online_epochs']} x "
-              f"{PAPER['questions']:,} questions and {proj['sentences']:,} sentences encoded): "
-              f"{proj['teacher_hours_trainable']:,.1f} h (token table trainable), "
-              f"{proj['teacher_hours_frozen']:,.1f} h (frozen)")
-        print(f"  student: {proj['student_steps']:,.0f} steps + teacher targets: {proj['student_hours_trainable']:,.1f} h "
-              f"(trainable), {proj['student_hours_frozen']:,.1f} h (frozen); dev evaluations not included")
+        print(
+            f"  teacher: {proj['teacher_steps']:,.0f} steps + online mining ({PAPER['online_epochs']} x "
+            f"{PAPER['questions']:,} questions and {proj['sentences']:,} sentences encoded): "
+            f"{proj['teacher_hours_trainable']:,.1f} h (token table trainable), "
+            f"{proj['teacher_hours_frozen']:,.1f} h (frozen)"
+        )
+        print(
+            f"  student: {proj['student_steps']:,.0f} steps + teacher targets: "
+            f"{proj['student_hours_trainable']:,.1f} h "
+            f"(trainable), {proj['student_hours_frozen']:,.1f} h (frozen); dev evaluations not included"
+        )
     result["seconds"] = time.perf_counter() - t0
     print(f"\nbench_scale: {result['seconds']:.0f} s")
     if args.json:

@@ -33,7 +33,12 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--data-dir", default=None)
     p.add_argument("--dim", type=int, default=512, help="embedding size (mUSE: 512, MiniLM: 384)")
-    p.add_argument("--loop-questions", type=int, default=0, help="time the loop on the first N questions only and extrapolate (0 = all)")
+    p.add_argument(
+        "--loop-questions",
+        type=int,
+        default=0,
+        help="time the loop on the first N questions only and extrapolate (0 = all)",
+    )
     args = p.parse_args(argv)
 
     pool = LareqaPool.load(args.data_dir)
@@ -63,16 +68,22 @@ def main(argv=None) -> None:
     t0 = time.perf_counter()
     slow = loop_map(q[:n], c, pool.gold[:n])
     t_slow = (time.perf_counter() - t0) * len(q) / n
-    same = np.isclose(fast, slow) if n == len(q) else np.isclose(
-        np.mean(per_question_metrics(gold_ranks(q[:n], c, pool.gold[:n]))["AP"]), slow)
+    same = (
+        np.isclose(fast, slow)
+        if n == len(q)
+        else np.isclose(np.mean(per_question_metrics(gold_ranks(q[:n], c, pool.gold[:n]))["AP"]), slow)
+    )
 
     print(f"{'method':<34}{'seconds':>10}{'mAP':>10}")
     print(f"{'bare matrix product (q @ c.T)':<34}{t_matmul:>10.2f}{'':>10}")
     print(f"{'relkt vectorized (gold ranks)':<34}{t_fast:>10.2f}{fast:>10.5f}   peak extra memory {peak:.0f} MiB")
     label = "per-question loop" + ("" if n == len(q) else f" (x{len(q) / n:.0f} from {n})")
     print(f"{label:<34}{t_slow:>10.2f}{slow if n == len(q) else float('nan'):>10.5f}")
-    print(f"speed-up: {t_slow / t_fast:.1f}x; same mAP: {bool(same)}; relkt's scoring = {t_fast / t_matmul:.2f}x the bare "
-          "matrix product over the same blocks (goal <= 1.3x)")
+    print(
+        f"speed-up: {t_slow / t_fast:.1f}x; same mAP: {bool(same)}; relkt's scoring = "
+        f"{t_fast / t_matmul:.2f}x the bare "
+        "matrix product over the same blocks (goal <= 1.3x)"
+    )
 
 
 if __name__ == "__main__":

@@ -43,23 +43,27 @@ def main(argv=None) -> None:
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args(argv)
 
-
     pool = LareqaPool.load(args.data_dir)
     train = LareqaPool.load(args.data_dir, split="train")
     train_texts = sorted(set(train.question_texts()) | set(train.candidate_texts(False)))
     texts = [q.text for q in pool.questions] + list(pool.candidate_texts(False))
     langs = np.array([q.lang for q in pool.questions] + [c.lang for c in pool.candidates])
     base = build_encoder("minilm", trainable=False)
-    tokenizers = {"MiniLM (no split)": base.tokenizer,
-                  "+ characters": extend_vocabulary(base, train_texts)[0].tokenizer,
-                  f"+ {args.pieces} pieces": extend_vocabulary(base, train_texts, pieces=args.pieces)[0].tokenizer}
+    tokenizers = {
+        "MiniLM (no split)": base.tokenizer,
+        "+ characters": extend_vocabulary(base, train_texts)[0].tokenizer,
+        f"+ {args.pieces} pieces": extend_vocabulary(base, train_texts, pieces=args.pieces)[0].tokenizer,
+    }
     print(f"{len(texts)} texts ({len(set(langs))} languages), best of {args.repeats}")
     print("| tokenizer | seconds | texts/s | Thai pieces per text (median) | Thai texts over 126 pieces |")
     print("|---|---|---|---|---|")
     for name, tok in tokenizers.items():
         seconds, lengths = timed(tok, texts, args.repeats)
         thai = lengths[langs == "th"]
-        print(f"| {name} | {seconds:.2f} | {len(texts) / seconds:,.0f} | {np.median(thai):.0f} | {100 * np.mean(thai > 126):.1f}% |")
+        print(
+            f"| {name} | {seconds:.2f} | {len(texts) / seconds:,.0f} | {np.median(thai):.0f} | "
+            f"{100 * np.mean(thai > 126):.1f}% |"
+        )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from relkt.cli import add_pool_arguments, load_pool, named_specs, run_cli
 from relkt.cli_types import writable_file
@@ -25,11 +25,18 @@ TEXTS = ("questions", "candidates", "both")
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.audit", description=__doc__.split("\n")[0])
-    p.add_argument("--encoder", action="append", required=True, metavar="NAME=SPEC",
-                   help="an encoder to audit (repeat); SPEC as for relkt.evaluate")
+    p.add_argument(
+        "--encoder",
+        action="append",
+        required=True,
+        metavar="NAME=SPEC",
+        help="an encoder to audit (repeat); SPEC as for relkt.evaluate",
+    )
     add_pool_arguments(p)
     p.add_argument("--texts", default="questions", choices=TEXTS, help="which texts to tokenize (default: questions)")
-    p.add_argument("--output", type=writable_file, default=None, help="write {encoder: {lang: audit}} as JSON here (default: none)")
+    p.add_argument(
+        "--output", type=writable_file, default=None, help="write {encoder: {lang: audit}} as JSON here (default: none)"
+    )
     return p
 
 
@@ -43,7 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def audit(args: argparse.Namespace) -> int:
     specs, pool = named_specs(args.encoder), load_pool(args)  # bad input fails before TensorFlow loads
-    from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: heavy (TensorFlow)
+    from relkt.analysis.tokenizer_audit import (
+        audit_tokenizer,
+        max_length_of,
+        tokenizer_of,
+    )  # deferred: heavy (TensorFlow)
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
 
     texts_by_lang = {lang: [] for lang in pool.langs}
@@ -62,7 +73,9 @@ def audit(args: argparse.Namespace) -> int:
             audits[name] = None
             continue
         limit = max_length_of(encoder)
-        audits[name] = {lang: audit_tokenizer(tokenizer, texts, max_length=limit) for lang, texts in texts_by_lang.items()}
+        audits[name] = {
+            lang: audit_tokenizer(tokenizer, texts, max_length=limit) for lang, texts in texts_by_lang.items()
+        }
     print(f"{args.split} split, {args.texts}:")
     print(audit_table(audits, pool.langs))
     if args.output:

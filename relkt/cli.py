@@ -7,16 +7,17 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import yaml
 
 from relkt.cli_types import split_fractions
 from relkt.config import PoolSection, load_config
-from relkt.config.sections import QA_FORMATS
 from relkt.config.config_io import with_overrides
 from relkt.config.reference import help_text
+from relkt.config.sections import QA_FORMATS
 from relkt.data.english_answer_units import UNITS
 from relkt.data.selection import load_split
 from relkt.data.sources import ENV_VAR
@@ -27,33 +28,67 @@ from relkt.io import os_reason
 _POOL = PoolSection()
 
 
-def add_pool_arguments(p: argparse.ArgumentParser, split: str = "test", langs: bool = True, config: bool = True) -> None:
+def add_pool_arguments(
+    p: argparse.ArgumentParser, split: str = "test", langs: bool = True, config: bool = True
+) -> None:
     """--data-dir, --format, --test-dir, --test-format, --split, --split-fractions, --split-seed (and --langs,
     --config RUN/config.yaml)."""
-    p.add_argument("--data-dir", default=None, help=f"the training source: a folder of XQuAD-R/SQuAD {{lang}}.json files, "
-                   f"an MLQA folder or a .jsonl file (default: the --config run's, ${ENV_VAR}, cache, download)")
-    p.add_argument("--format", default=None, choices=QA_FORMATS, help="the --data-dir format (default: auto, told by the "
-                   "files, or the --config run's)")
-    p.add_argument("--test-dir", default=None, help="a test source apart from the training one, scored whole with --split "
-                   "test; one sharing an article, context or question id with --data-dir is refused (default: the "
-                   "--config run's data.test_dir, else none: the test split of --data-dir)")
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        help=f"the training source: a folder of XQuAD-R/SQuAD {{lang}}.json files, "
+        f"an MLQA folder or a .jsonl file (default: the --config run's, ${ENV_VAR}, cache, download)",
+    )
+    p.add_argument(
+        "--format",
+        default=None,
+        choices=QA_FORMATS,
+        help="the --data-dir format (default: auto, told by the files, or the --config run's)",
+    )
+    p.add_argument(
+        "--test-dir",
+        default=None,
+        help="a test source apart from the training one, scored whole with --split "
+        "test; one sharing an article, context or question id with --data-dir is refused (default: the "
+        "--config run's data.test_dir, else none: the test split of --data-dir)",
+    )
     p.add_argument("--test-format", default=None, choices=QA_FORMATS, help="the --test-dir format (default: auto)")
     p.add_argument("--split", default=split, choices=SPLITS, help=f"article-level split to score (default: {split})")
     fractions = ",".join(f"{x:g}" for x in _POOL.split_fractions)
-    p.add_argument("--split-fractions", type=split_fractions, default=None,
-                   help=f"train,dev,test article fractions (default: {fractions}, or the --config run's)")
-    p.add_argument("--split-seed", type=int, default=None, help=f"seed of the article split (default: {_POOL.split_seed}, "
-                   "or the --config run's)")
-    p.add_argument("--folds", type=int, default=None, help="k-fold split: K folds of the shuffled articles (default: 0, "
-                   "none, or the --config run's)")
-    p.add_argument("--fold", type=int, default=None, help="with --folds: the fold scored as test (default: 0, or the "
-                   "--config run's)")
+    p.add_argument(
+        "--split-fractions",
+        type=split_fractions,
+        default=None,
+        help=f"train,dev,test article fractions (default: {fractions}, or the --config run's)",
+    )
+    p.add_argument(
+        "--split-seed",
+        type=int,
+        default=None,
+        help=f"seed of the article split (default: {_POOL.split_seed}, or the --config run's)",
+    )
+    p.add_argument(
+        "--folds",
+        type=int,
+        default=None,
+        help="k-fold split: K folds of the shuffled articles (default: 0, none, or the --config run's)",
+    )
+    p.add_argument(
+        "--fold",
+        type=int,
+        default=None,
+        help="with --folds: the fold scored as test (default: 0, or the --config run's)",
+    )
     if langs:
         p.add_argument("--langs", default=None, help="comma-separated language codes (default: all found)")
     if config:
-        p.add_argument("--config", default=None, metavar="RUN/config.yaml",
-                       help="a run's config: its data folder, article split and candidate text (with_context) are used "
-                       "unless given here, so the run is scored on the split it trained with (default: none)")
+        p.add_argument(
+            "--config",
+            default=None,
+            metavar="RUN/config.yaml",
+            help="a run's config: its data folder, article split and candidate text (with_context) are used "
+            "unless given here, so the run is scored on the split it trained with (default: none)",
+        )
 
 
 def xx_en_units(text: str) -> tuple[str, ...]:
@@ -70,17 +105,24 @@ def xx_en_units(text: str) -> tuple[str, ...]:
 def pool_settings(args: argparse.Namespace) -> PoolSection:
     """The pool settings of the command line: flags given, else the `--config` run's, else the defaults."""
     run = _run_data(args.config) if getattr(args, "config", None) else {}
-    settings = PoolSection(data_dir=run.get("data_dir"), split_fractions=list(run.get("split_fractions", _POOL.split_fractions)),
-                           split_seed=run.get("split_seed", _POOL.split_seed), with_context=bool(run.get("with_context", False)),
-                           folds=int(run.get("folds", 0)), fold=int(run.get("fold", 0)))
+    settings = PoolSection(
+        data_dir=run.get("data_dir"),
+        split_fractions=list(run.get("split_fractions", _POOL.split_fractions)),
+        split_seed=run.get("split_seed", _POOL.split_seed),
+        with_context=bool(run.get("with_context", False)),
+        folds=int(run.get("folds", 0)),
+        fold=int(run.get("fold", 0)),
+    )
     for key in ("format", "test_dir", "test_format"):
         setattr(settings, key, run.get(key, getattr(_POOL, key)))
     for key in ("data_dir", "format", "test_dir", "test_format"):
         if getattr(args, key, None) is not None:
             setattr(settings, key, getattr(args, key))
     if getattr(args, "test_dir", None) and args.split != "test":
-        raise ConfigError(f"--test-dir {args.test_dir} is scored as the test split, not --split {args.split}; dev and train "
-                          "come from the training source (drop --test-dir, or score --split test)")
+        raise ConfigError(
+            f"--test-dir {args.test_dir} is scored as the test split, not --split {args.split}; dev and train "
+            "come from the training source (drop --test-dir, or score --split test)"
+        )
     if args.split_fractions is not None:
         settings.split_fractions = list(args.split_fractions)
     if args.split_seed is not None:
@@ -113,7 +155,9 @@ def load_pool(args: argparse.Namespace, settings: PoolSection | None = None):
 EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by SIGINT
 
 
-def run_cli(body: Callable[[], int], verbose: bool = True, interrupted: str = "interrupted; nothing was written") -> int:
+def run_cli(
+    body: Callable[[], int], verbose: bool = True, interrupted: str = "interrupted; nothing was written"
+) -> int:
     """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING. Each way it can fail is one line on
     stderr, never a traceback: a RelktError (bad input) is `error: ...` and exit code 2; an OS error (a write to a
     read-only folder, a full disk, a file-size limit) is `error: PATH: cannot write (REASON)` and exit code 1;
@@ -140,13 +184,27 @@ def run_cli(body: Callable[[], int], verbose: bool = True, interrupted: str = "i
 
 def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:
     """The CLI of both trainers: --config, --set, --smoke."""
-    p = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0], epilog=help_text(config_cls),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--config", default=None, help="YAML config, e.g. configs/quickstart.yaml (default: none, every key "
-                   "at its default)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config key (dotted, value parsed as YAML; repeat; default: none)")
-    p.add_argument("--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check (default: off)")
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=doc.split("\n")[0],
+        epilog=help_text(config_cls),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--config",
+        default=None,
+        help="YAML config, e.g. configs/quickstart.yaml (default: none, every key at its default)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key (dotted, value parsed as YAML; repeat; default: none)",
+    )
+    p.add_argument(
+        "--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check (default: off)"
+    )
     args = p.parse_args(argv)
 
     def body() -> int:
@@ -163,13 +221,16 @@ def final_line(stage: str, summary: dict[str, Any], best_dir: Path) -> str:
     """A trainer's last line: its best dev score and where the model is, and, when the run scored its starting point
     (`summary["start"]`), whether training beat it: a best/ worse than the model it started from is said here."""
     best, start = summary.get("best", {}), summary.get("start")
-    line = f"{stage} done: best dev {best.get('metric')} = {best.get('value')} at step {best.get('step')}; model: {best_dir}"
+    at = f"{best.get('metric')} = {best.get('value')} at step {best.get('step')}"
+    line = f"{stage} done: best dev {at}; model: {best_dir}"
     if not start or best.get("value") is None:
         return line
     if best["value"] < start["value"]:
-        return (f"{line}. WORSE than its starting point (dev {start['metric']} = {start['value']} at step 0): no "
-                "trained step beat the model it started from; set eval.at_start: true to keep that one as best/, or "
-                "lower schedule.learning_rate")
+        return (
+            f"{line}. WORSE than its starting point (dev {start['metric']} = {start['value']} at step 0): no "
+            "trained step beat the model it started from; set eval.at_start: true to keep that one as best/, or "
+            "lower schedule.learning_rate"
+        )
     if best.get("step") == 0:
         return f"{line}. No trained step beat its starting point: best/ is the model it started from"
     return line

@@ -23,7 +23,9 @@ def split_fractions(text: str) -> tuple[float, float, float]:
     try:
         parts = tuple(float(x) for x in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected three numbers train,dev,test (e.g. 0.7,0.1,0.2), got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected three numbers train,dev,test (e.g. 0.7,0.1,0.2), got {text!r}"
+        ) from None
     if len(parts) != 3 or min(parts) < 0 or abs(sum(parts) - 1) > 1e-6:
         raise argparse.ArgumentTypeError(f"expected three fractions >= 0 summing to 1 (e.g. 0.7,0.1,0.2), got {text!r}")
     return parts

@@ -11,13 +11,21 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
-from relkt.analysis import (language_id_probe, limit_to_one_target, mcnemar, monolingual_pool, paired_bootstrap, pca_2d,
-                            remove_one_target, top_k_language_distribution)
+from relkt.analysis import (
+    language_id_probe,
+    limit_to_one_target,
+    mcnemar,
+    monolingual_pool,
+    paired_bootstrap,
+    pca_2d,
+    remove_one_target,
+    top_k_language_distribution,
+)
 from relkt.cli import add_pool_arguments, load_pool, named_specs, run_cli
 from relkt.cli_types import positive_int
 from relkt.errors import ConfigError
@@ -31,17 +39,34 @@ log = logging.getLogger("relkt.coverage")
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.coverage", description=__doc__.split("\n")[0])
-    p.add_argument("--encoder", action="append", required=True, metavar="NAME=SPEC",
-                   help="an encoder to report on (repeat; the first is the baseline), e.g. teacher=hub:runs/t/best")
+    p.add_argument(
+        "--encoder",
+        action="append",
+        required=True,
+        metavar="NAME=SPEC",
+        help="an encoder to report on (repeat; the first is the baseline), e.g. teacher=hub:runs/t/best",
+    )
     add_pool_arguments(p)
-    p.add_argument("--new-lang", default=None, help="a language to report coverage for: its row and column, forgetting "
-                   "elsewhere, its tokenizer (default: none)")
+    p.add_argument(
+        "--new-lang",
+        default=None,
+        help="a language to report coverage for: its row and column, forgetting "
+        "elsewhere, its tokenizer (default: none)",
+    )
     p.add_argument("--pca-langs", default="en,de", help="two languages for the PCA view (default: en,de)")
-    p.add_argument("--top-k", type=positive_int, default=100, help="depth of the top-k language distribution (default: 100)")
-    p.add_argument("--bootstrap", type=positive_int, default=1000, help="bootstrap resamples for the mAP confidence "
-                   "intervals (default: 1000)")
+    p.add_argument(
+        "--top-k", type=positive_int, default=100, help="depth of the top-k language distribution (default: 100)"
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=positive_int,
+        default=1000,
+        help="bootstrap resamples for the mAP confidence intervals (default: 1000)",
+    )
     p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, probe and remove-one-target draws (default: 0)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the bootstrap, probe and remove-one-target draws (default: 0)"
+    )
     p.add_argument("--output", default="reports/coverage", help="report folder (default: reports/coverage)")
     return p
 
@@ -61,15 +86,25 @@ def analyse(name: str, encoder, pool, evaluator, args, out: Path) -> dict:
     pca_langs = [x for x in args.pca_langs.split(",") if x in langs][:2]
     r = {
         "results": results,
-        "per_question": {"AP": evaluator.per_question["lareqa"]["AP"], "xx_en_hit1": evaluator.per_question.get("xx_en", {}).get("hit@1")},
-        "limit_to_one_target": heat, "remove_one_target": remove_one_target(q, c, pool, seed=args.seed),
-        "monolingual_pool": monolingual_pool(q, c, pool), "top_k_distribution": dist,
-        "language_id_probe": language_id_probe(c, pool.candidate_langs, seed=args.seed), "langs": langs,
+        "per_question": {
+            "AP": evaluator.per_question["lareqa"]["AP"],
+            "xx_en_hit1": evaluator.per_question.get("xx_en", {}).get("hit@1"),
+        },
+        "limit_to_one_target": heat,
+        "remove_one_target": remove_one_target(q, c, pool, seed=args.seed),
+        "monolingual_pool": monolingual_pool(q, c, pool),
+        "top_k_distribution": dist,
+        "language_id_probe": language_id_probe(c, pool.candidate_langs, seed=args.seed),
+        "langs": langs,
     }
     slug = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
     r["figures"] = {
-        "heatmap": plots.heatmap(heat, langs, f"{name}: limit to one target, mAP (%)", out / f"heatmap_{slug}.png").name,
-        "top_k": plots.language_distribution(dist, langs, f"{name}: languages of the top {args.top_k}", out / f"top{args.top_k}_{slug}.png").name,
+        "heatmap": plots.heatmap(
+            heat, langs, f"{name}: limit to one target, mAP (%)", out / f"heatmap_{slug}.png"
+        ).name,
+        "top_k": plots.language_distribution(
+            dist, langs, f"{name}: languages of the top {args.top_k}", out / f"top{args.top_k}_{slug}.png"
+        ).name,
     }
     if len(pca_langs) == 2:
         qm = np.isin(pool.question_langs, pca_langs)
@@ -77,10 +112,15 @@ def analyse(name: str, encoder, pool, evaluator, args, out: Path) -> dict:
         points = pca_2d(np.vstack([q[qm], c[cm]]))
         lang_lab = np.concatenate([pool.question_langs[qm], pool.candidate_langs[cm]])
         kinds = np.array(["question"] * int(qm.sum()) + ["candidate"] * int(cm.sum()))
-        r["figures"]["pca"] = plots.pca_scatter(points, lang_lab, kinds, f"{name}: PCA of {' and '.join(pca_langs)}", out / f"pca_{slug}.png").name
+        r["figures"]["pca"] = plots.pca_scatter(
+            points, lang_lab, kinds, f"{name}: PCA of {' and '.join(pca_langs)}", out / f"pca_{slug}.png"
+        ).name
     tokenizer = tokenizer_of(encoder)
-    r["tokenizer"] = None if tokenizer is None else {
-        lang: audit_tokenizer(tokenizer, [x.text for x in pool.questions if x.lang == lang]) for lang in langs}
+    r["tokenizer"] = (
+        None
+        if tokenizer is None
+        else {lang: audit_tokenizer(tokenizer, [x.text for x in pool.questions if x.lang == lang]) for lang in langs}
+    )
     return r
 
 
@@ -90,7 +130,9 @@ def significance(a: dict, b: dict, pool, n_boot: int, seed: int) -> dict:
     for lang in ["all"] + sorted(set(q_langs)):
         m = np.ones(len(q_langs), bool) if lang == "all" else q_langs == lang
         ap_ok = np.isfinite(a["per_question"]["AP"]) & np.isfinite(b["per_question"]["AP"]) & m
-        entry = {"mAP": paired_bootstrap(a["per_question"]["AP"][ap_ok], b["per_question"]["AP"][ap_ok], n_boot, seed=seed)}
+        entry = {
+            "mAP": paired_bootstrap(a["per_question"]["AP"][ap_ok], b["per_question"]["AP"][ap_ok], n_boot, seed=seed)
+        }
         if a["per_question"]["xx_en_hit1"] is not None:
             entry["xx_en_P@1"] = mcnemar(a["per_question"]["xx_en_hit1"][m] > 0, b["per_question"]["xx_en_hit1"][m] > 0)
         out[lang] = entry
@@ -124,8 +166,16 @@ def run(args: argparse.Namespace) -> int:
     if args.new_lang:
         md += "\n" + new_language_markdown(args.new_lang, reports)
     atomic_write_text(out / "report.md", md + "\n")
-    atomic_write_json(out / "report.json", _jsonable({"setup": vars(args), "encoders": {
-        n: {k: v for k, v in r.items() if k != "per_question"} for n, r in reports.items()}, "significance": sig}))
+    atomic_write_json(
+        out / "report.json",
+        _jsonable(
+            {
+                "setup": vars(args),
+                "encoders": {n: {k: v for k, v in r.items() if k != "per_question"} for n, r in reports.items()},
+                "significance": sig,
+            }
+        ),
+    )
     print(f"wrote {out / 'report.md'}, {out / 'report.json'} and {len(list(out.glob('*.png')))} figures")
     return 0
 

@@ -21,16 +21,15 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
 from relkt.cli_types import positive_int
-from relkt.data.selection import scored_source
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
-from relkt.data.selection import sample_questions
+from relkt.data.selection import sample_questions, scored_source
 from relkt.errors import EncoderError, RelktError
 from relkt.io import atomic_write_json
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
@@ -41,8 +40,9 @@ log = logging.getLogger("relkt.interpolate")
 MIXABLE = ("bert", "minilm", "muse")  # encoders rebuilt with their weights as Keras variables
 
 
-def interpolate_weights(teacher: Sequence[np.ndarray], student: Sequence[np.ndarray], alpha: float,
-                        names: Sequence[str] | None = None) -> list[np.ndarray]:
+def interpolate_weights(
+    teacher: Sequence[np.ndarray], student: Sequence[np.ndarray], alpha: float, names: Sequence[str] | None = None
+) -> list[np.ndarray]:
     """(1 - alpha) * teacher + alpha * student, array by array (both in the models' weight order). A student
     array with more rows than the teacher's (an extended vocabulary) mixes the shared rows and keeps the rest."""
     if len(teacher) != len(student):
@@ -68,19 +68,42 @@ def choose_alpha(scores: dict[float, float]) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.interpolate", description=__doc__.split("\n")[0])
-    p.add_argument("--teacher", required=True, help="the model the other was trained from: a student's teacher "
-                   "(bert:PATH, muse:PATH), or a teacher's base (minilm, muse)")
+    p.add_argument(
+        "--teacher",
+        required=True,
+        help="the model the other was trained from: a student's teacher "
+        "(bert:PATH, muse:PATH), or a teacher's base (minilm, muse)",
+    )
     p.add_argument("--student", required=True, help="the model trained from it (bert:PATH or muse:PATH)")
-    p.add_argument("--alphas", default="0,0.25,0.5,0.75,1", help="student weights to try, comma-separated in [0, 1] (default: 0,0.25,0.5,0.75,1)")
-    p.add_argument("--output", required=True, help="folder of the chosen model (hub format); every alpha's dev metrics go "
-                   "to OUTPUT.interpolation.json beside it")
-    p.add_argument("--primary-metric", default="xx_en/P@1", help="dev metric that picks alpha, any relkt.evaluate key, "
-                   "e.g. xx_en_article/P@1 with --xx-en-unit article (default: xx_en/P@1)")
-    p.add_argument("--xx-en-unit", type=xx_en_units, default=(), metavar="UNIT[,UNIT...]",
-                   help="also score the dev questions against every English article, paragraph or sentence of the "
-                   "data set, as relkt.evaluate does (default: none)")
+    p.add_argument(
+        "--alphas",
+        default="0,0.25,0.5,0.75,1",
+        help="student weights to try, comma-separated in [0, 1] (default: 0,0.25,0.5,0.75,1)",
+    )
+    p.add_argument(
+        "--output",
+        required=True,
+        help="folder of the chosen model (hub format); every alpha's dev metrics go "
+        "to OUTPUT.interpolation.json beside it",
+    )
+    p.add_argument(
+        "--primary-metric",
+        default="xx_en/P@1",
+        help="dev metric that picks alpha, any relkt.evaluate key, "
+        "e.g. xx_en_article/P@1 with --xx-en-unit article (default: xx_en/P@1)",
+    )
+    p.add_argument(
+        "--xx-en-unit",
+        type=xx_en_units,
+        default=(),
+        metavar="UNIT[,UNIT...]",
+        help="also score the dev questions against every English article, paragraph or sentence of the "
+        "data set, as relkt.evaluate does (default: none)",
+    )
     add_pool_arguments(p, split="dev", langs=False)
-    p.add_argument("--max-questions", type=int, default=0, help="dev questions to score (default: 0 = all; else a seeded sample)")
+    p.add_argument(
+        "--max-questions", type=int, default=0, help="dev questions to score (default: 0 = all; else a seeded sample)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of that sample (default: 0)")
     p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
     return p
@@ -115,11 +138,14 @@ def interpolate(args: argparse.Namespace) -> int:
     alphas = _alphas(args.alphas)
     for flag, spec in (("--teacher", args.teacher), ("--student", args.student)):
         if spec.partition(":")[0] not in MIXABLE:
-            raise RelktError(f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH, "
-                             "minilm, muse or muse:PATH (a relkt export is rebuilt from its SavedModel that way)")
+            raise RelktError(
+                f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH, "
+                "minilm, muse or muse:PATH (a relkt export is rebuilt from its SavedModel that way)"
+            )
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.sentence_encoder import reading_whole  # deferred: heavy (TensorFlow)
+
     teacher = build_encoder(args.teacher, trainable=False)
     student = build_encoder(args.student, trainable=False)
     for enc in (teacher, student):
@@ -151,20 +177,44 @@ def interpolate(args: argparse.Namespace) -> int:
         mix(alpha)
         flat = dev_metrics()
         if args.primary_metric not in flat:
-            raise RelktError(f"--primary-metric {args.primary_metric!r} is not a dev metric; valid: "
-                             f"{', '.join(sorted(k for k in flat if not k.endswith('n_questions')))}")
+            raise RelktError(
+                f"--primary-metric {args.primary_metric!r} is not a dev metric; valid: "
+                f"{', '.join(sorted(k for k in flat if not k.endswith('n_questions')))}"
+            )
         scores[alpha], metrics[str(alpha)] = float(flat[args.primary_metric]), flat
-        log.info("alpha %.3g: dev %s = %.4f, lareqa/mAP = %.4f", alpha, args.primary_metric, scores[alpha],
-                 flat["lareqa/mAP"])
+        log.info(
+            "alpha %.3g: dev %s = %.4f, lareqa/mAP = %.4f",
+            alpha,
+            args.primary_metric,
+            scores[alpha],
+            flat["lareqa/mAP"],
+        )
     best = choose_alpha(scores)
     mix(best)
     out = Path(args.output)
-    export_encoder(student, out, training={"stage": "interpolation", "teacher": args.teacher, "student": args.student,
-                                           "alpha": best, "dev": {args.primary_metric: scores[best]}})
-    atomic_write_json(out.parent / f"{out.name}.interpolation.json", {
-        "teacher": args.teacher, "student": args.student, "primary_metric": args.primary_metric,
-        "dev_questions": len(pool.questions), "alpha": best, "scores": {str(a): s for a, s in scores.items()},
-        "dev": metrics})
+    export_encoder(
+        student,
+        out,
+        training={
+            "stage": "interpolation",
+            "teacher": args.teacher,
+            "student": args.student,
+            "alpha": best,
+            "dev": {args.primary_metric: scores[best]},
+        },
+    )
+    atomic_write_json(
+        out.parent / f"{out.name}.interpolation.json",
+        {
+            "teacher": args.teacher,
+            "student": args.student,
+            "primary_metric": args.primary_metric,
+            "dev_questions": len(pool.questions),
+            "alpha": best,
+            "scores": {str(a): s for a, s in scores.items()},
+            "dev": metrics,
+        },
+    )
     print("alpha  dev " + args.primary_metric + "  dev lareqa/mAP")
     for alpha in alphas:
         mark = "  <- exported" if alpha == best else ""

@@ -7,9 +7,10 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,9 @@ def atomic_files(paths: Sequence[str | Path], mode: str = "wb"):
                     path.parent.mkdir(parents=True, exist_ok=True)
                     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
                 temps.append(tmp)
-                handles.append(stack.enter_context(os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"}))))
+                handles.append(
+                    stack.enter_context(os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})))
+                )
             yield handles
             for path, f in zip(paths, handles):
                 with write_errors(path):

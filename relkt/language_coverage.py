@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -27,12 +27,12 @@ from relkt.analysis.significance import mcnemar
 from relkt.cli import named_specs, run_cli
 from relkt.cli_types import positive_int
 from relkt.config.student_config import StudentDataSection
-from relkt.data.parallel_corpus import ParallelCorpus, pair_languages, read_pairs
-from relkt.errors import ConfigError, DataError
-from relkt.io import atomic_files, json_text
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.parallel_corpus import ParallelCorpus, pair_languages, read_pairs
 from relkt.data.qa_source import QaSource
+from relkt.errors import ConfigError, DataError
+from relkt.io import atomic_files, json_text
 from relkt.metrics import LareqaEvaluator
 from relkt.metrics.pair_retrieval import pair_retrieval
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
@@ -46,22 +46,48 @@ DIRECTIONS = ("xx>en", "en>xx")
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m relkt.language_coverage", description=__doc__.split("\n")[0])
-    p.add_argument("--encoder", action="append", required=True, metavar="NAME=SPEC",
-                   help="an encoder to report on (repeat; the first is the baseline), e.g. zero-shot=muse")
+    p.add_argument(
+        "--encoder",
+        action="append",
+        required=True,
+        metavar="NAME=SPEC",
+        help="an encoder to report on (repeat; the first is the baseline), e.g. zero-shot=muse",
+    )
     p.add_argument("--langs", required=True, help="comma-separated language codes, each with a pair file")
-    p.add_argument("--pairs-dir", required=True, help="folder of {lang}.tsv pair files (source, en, xx), e.g. "
-                   "../shared/data/parallel")
-    p.add_argument("--dev-pairs", type=positive_int, default=StudentDataSection.corpus_dev_pairs,
-                   help="held-out pairs per language: the hash-chosen slice a student with this data.corpus_dev_pairs "
-                   f"never trained on (default: {StudentDataSection.corpus_dev_pairs})")
-    p.add_argument("--questions-dir", default=None, help="folder of {lang}.tsv question files with English translations "
-                   "(id, split, xx, en), e.g. ../shared/data/xor-questions (default: none)")
-    p.add_argument("--test-dir", default=None, help="also score this QA source whole (e.g. ../shared/data/xquad-r): "
-                   "LAReQA mAP and XX->EN article P@1 per language (default: none)")
-    p.add_argument("--learned", default="", help="comma-separated languages the later encoders were taught; the "
-                   "--test-dir table marks the others, where a change is forgetting (default: none)")
+    p.add_argument(
+        "--pairs-dir",
+        required=True,
+        help="folder of {lang}.tsv pair files (source, en, xx), e.g. ../shared/data/parallel",
+    )
+    p.add_argument(
+        "--dev-pairs",
+        type=positive_int,
+        default=StudentDataSection.corpus_dev_pairs,
+        help="held-out pairs per language: the hash-chosen slice a student with this data.corpus_dev_pairs "
+        f"never trained on (default: {StudentDataSection.corpus_dev_pairs})",
+    )
+    p.add_argument(
+        "--questions-dir",
+        default=None,
+        help="folder of {lang}.tsv question files with English translations "
+        "(id, split, xx, en), e.g. ../shared/data/xor-questions (default: none)",
+    )
+    p.add_argument(
+        "--test-dir",
+        default=None,
+        help="also score this QA source whole (e.g. ../shared/data/xquad-r): "
+        "LAReQA mAP and XX->EN article P@1 per language (default: none)",
+    )
+    p.add_argument(
+        "--learned",
+        default="",
+        help="comma-separated languages the later encoders were taught; the "
+        "--test-dir table marks the others, where a change is forgetting (default: none)",
+    )
     p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
-    p.add_argument("--output", default="reports/language_coverage", help="report folder (default: reports/language_coverage)")
+    p.add_argument(
+        "--output", default="reports/language_coverage", help="report folder (default: reports/language_coverage)"
+    )
     return p
 
 
@@ -82,14 +108,22 @@ def read_items(args: argparse.Namespace) -> tuple[list[str], dict[str, dict[str,
     have = pair_languages(args.pairs_dir)
     missing = [x for x in langs if x not in have]
     if missing:
-        raise DataError(f"--pairs-dir {args.pairs_dir}: no pairs for {', '.join(missing)}; it holds {', '.join(have) or 'none'}")
-    items = {"pairs": {lang: read_pairs(args.pairs_dir, lang, max_bad_share=0.0).split(args.dev_pairs)[1] for lang in langs}}
+        raise DataError(
+            f"--pairs-dir {args.pairs_dir}: no pairs for {', '.join(missing)}; it holds {', '.join(have) or 'none'}"
+        )
+    items = {
+        "pairs": {lang: read_pairs(args.pairs_dir, lang, max_bad_share=0.0).split(args.dev_pairs)[1] for lang in langs}
+    }
     if args.questions_dir:
         asked = pair_languages(args.questions_dir)
-        items["questions"] = {lang: read_pairs(args.questions_dir, lang, max_bad_share=0.0) for lang in langs if lang in asked}
+        items["questions"] = {
+            lang: read_pairs(args.questions_dir, lang, max_bad_share=0.0) for lang in langs if lang in asked
+        }
         if not items["questions"]:
-            raise DataError(f"--questions-dir {args.questions_dir}: no question file for any of {', '.join(langs)} (it "
-                            f"holds {', '.join(asked) or 'none'})")
+            raise DataError(
+                f"--questions-dir {args.questions_dir}: no question file for any of {', '.join(langs)} (it "
+                f"holds {', '.join(asked) or 'none'})"
+            )
     return langs, items
 
 
@@ -108,7 +142,10 @@ def score_encoder(encoder, quiet, items: dict, batch_size: int) -> tuple[dict, d
             entry[task] = {d: {"P@1": r["P@1"], "MRR": r["MRR"], "n": len(pairs)} for d, r in result.items()}
             hits.update({f"{task}/{lang}/{d}": r["hit1"] for d, r in result.items()})
             if task == "pairs" and tokenizer is not None:
-                entry["tokenizer"] = {**audit_tokenizer(tokenizer, pairs.xx), "unreadable_scripts": unreadable_scripts(tokenizer, pairs.xx)}
+                entry["tokenizer"] = {
+                    **audit_tokenizer(tokenizer, pairs.xx),
+                    "unreadable_scripts": unreadable_scripts(tokenizer, pairs.xx),
+                }
     return figures, hits
 
 
@@ -127,8 +164,14 @@ def score_test_source(encoder, quiet, test_dir: str, batch_size: int) -> tuple[d
     results, article = evaluator.compute(q, c), units.compute(q, u)["article"]
     langs = np.asarray(pool.question_langs)
     hit = units.per_question["article"]
-    figures = {lang: {"mAP": results["lareqa"]["per_language"][lang]["mAP"], "article P@1": article[lang]["P@1"],
-                      "n": int((langs == lang).sum())} for lang in sorted(set(langs))}
+    figures = {
+        lang: {
+            "mAP": results["lareqa"]["per_language"][lang]["mAP"],
+            "article P@1": article[lang]["P@1"],
+            "n": int((langs == lang).sum()),
+        }
+        for lang in sorted(set(langs))
+    }
     return figures, {f"test/{lang}": hit[langs == lang] > 0 for lang in figures}
 
 
@@ -136,8 +179,10 @@ def compare(hits: dict[str, dict[str, np.ndarray]], names: list[str]) -> dict:
     """{"later vs first": {item key: {"difference", "p_value", "only_first", "only_later"}}}: McNemar on paired hits."""
     base, out = names[0], {}
     for name in names[1:]:
-        out[f"{name} vs {base}"] = {key: {"difference": float(np.mean(hits[name][key]) - np.mean(a)), **_mcnemar(a, hits[name][key])}
-                                    for key, a in hits[base].items()}
+        out[f"{name} vs {base}"] = {
+            key: {"difference": float(np.mean(hits[name][key]) - np.mean(a)), **_mcnemar(a, hits[name][key])}
+            for key, a in hits[base].items()
+        }
     return out
 
 
@@ -163,10 +208,19 @@ def run(args: argparse.Namespace) -> int:
             figures[name]["test"] = test
             hits[name].update(test_hits)
     names = list(specs)
-    report = {"setup": {"encoders": specs, "langs": langs, "pairs_dir": args.pairs_dir, "dev_pairs": args.dev_pairs,
-                        "questions_dir": args.questions_dir, "test_dir": args.test_dir,
-                        "learned": [x for x in args.learned.split(",") if x]},
-              "figures": figures, "comparisons": compare(hits, names)}
+    report = {
+        "setup": {
+            "encoders": specs,
+            "langs": langs,
+            "pairs_dir": args.pairs_dir,
+            "dev_pairs": args.dev_pairs,
+            "questions_dir": args.questions_dir,
+            "test_dir": args.test_dir,
+            "learned": [x for x in args.learned.split(",") if x],
+        },
+        "figures": figures,
+        "comparisons": compare(hits, names),
+    }
     out.mkdir(parents=True, exist_ok=True)
     with atomic_files([out / "per_item.npz", out / "report.json", out / "report.md"]) as (npz, js, md):
         np.savez(npz, **{f"{name}|{key}": value for name, by in hits.items() for key, value in by.items()})

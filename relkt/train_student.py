@@ -10,7 +10,8 @@ command resumes an interrupted run.
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from relkt.cli import trainer_main
 from relkt.config import StudentConfig
@@ -18,7 +19,9 @@ from relkt.config import StudentConfig
 
 def train_student(config: StudentConfig) -> dict[str, Any]:
     """Train with `config`; returns the run summary (relkt.stages.student_trainer.StudentTrainer)."""
-    from relkt.stages.student_trainer import StudentTrainer  # deferred: heavy (TensorFlow), loaded once the flags are checked
+    from relkt.stages.student_trainer import (
+        StudentTrainer,
+    )  # deferred: heavy (TensorFlow), loaded once the flags are checked
 
     return StudentTrainer.train(config)
 

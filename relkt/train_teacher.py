@@ -8,7 +8,8 @@ Re-running the same command resumes an interrupted run from its last checkpoint.
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from relkt.cli import trainer_main
 from relkt.config import TeacherConfig
@@ -16,7 +17,9 @@ from relkt.config import TeacherConfig
 
 def train_teacher(config: TeacherConfig) -> dict[str, Any]:
     """Train with `config`; returns the run summary (relkt.stages.teacher_trainer.TeacherTrainer)."""
-    from relkt.stages.teacher_trainer import TeacherTrainer  # deferred: heavy (TensorFlow), loaded once the flags are checked
+    from relkt.stages.teacher_trainer import (
+        TeacherTrainer,
+    )  # deferred: heavy (TensorFlow), loaded once the flags are checked
 
     return TeacherTrainer.train(config)
 

@@ -16,14 +16,38 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 # Questions share ids across languages; the answer lies in sentence 0 or 1 as noted.
 ARTICLES = {
     "en": [
-        ("Cats", ["Cats sleep sixteen hours a day.", "They hunt mice at night."], [("c1", "How long do cats sleep?", 0), ("c2", "What do cats hunt?", 1)]),
-        ("Rivers", ["The Rhine flows into the North Sea.", "It is 1230 kilometres long."], [("r1", "Where does the Rhine flow?", 0), ("r2", "How long is the Rhine?", 1)]),
-        ("Bread", ["Bread is baked from flour.", "Yeast makes the dough rise."], [("b1", "What is bread made from?", 0), ("b2", "What makes dough rise?", 1)]),
+        (
+            "Cats",
+            ["Cats sleep sixteen hours a day.", "They hunt mice at night."],
+            [("c1", "How long do cats sleep?", 0), ("c2", "What do cats hunt?", 1)],
+        ),
+        (
+            "Rivers",
+            ["The Rhine flows into the North Sea.", "It is 1230 kilometres long."],
+            [("r1", "Where does the Rhine flow?", 0), ("r2", "How long is the Rhine?", 1)],
+        ),
+        (
+            "Bread",
+            ["Bread is baked from flour.", "Yeast makes the dough rise."],
+            [("b1", "What is bread made from?", 0), ("b2", "What makes dough rise?", 1)],
+        ),
     ],
     "de": [
-        ("Cats", ["Katzen schlafen sechzehn Stunden am Tag.", "Sie jagen nachts Mäuse."], [("c1", "Wie lange schlafen Katzen?", 0), ("c2", "Was jagen Katzen?", 1)]),
-        ("Rivers", ["Der Rhein fließt in die Nordsee.", "Er ist 1230 Kilometer lang."], [("r1", "Wohin fließt der Rhein?", 0), ("r2", "Wie lang ist der Rhein?", 1)]),
-        ("Bread", ["Brot wird aus Mehl gebacken.", "Hefe lässt den Teig aufgehen."], [("b1", "Woraus wird Brot gemacht?", 0), ("b2", "Was lässt Teig aufgehen?", 1)]),
+        (
+            "Cats",
+            ["Katzen schlafen sechzehn Stunden am Tag.", "Sie jagen nachts Mäuse."],
+            [("c1", "Wie lange schlafen Katzen?", 0), ("c2", "Was jagen Katzen?", 1)],
+        ),
+        (
+            "Rivers",
+            ["Der Rhein fließt in die Nordsee.", "Er ist 1230 Kilometer lang."],
+            [("r1", "Wohin fließt der Rhein?", 0), ("r2", "Wie lang ist der Rhein?", 1)],
+        ),
+        (
+            "Bread",
+            ["Brot wird aus Mehl gebacken.", "Hefe lässt den Teig aufgehen."],
+            [("b1", "Woraus wird Brot gemacht?", 0), ("b2", "Was lässt Teig aufgehen?", 1)],
+        ),
     ],
 }
 
@@ -67,8 +91,10 @@ def shared_xquad_r() -> Path:
     return path
 
 
-SYNTH_WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
-               "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim ember").split()
+SYNTH_WORDS = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
+    "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim ember"
+).split()
 
 
 # "th": each Latin letter becomes a Thai consonant and words are written without spaces, like Thai.
@@ -102,10 +128,22 @@ def make_synthetic_lareqa(root: Path, n_articles: int = 30, langs=("en", "de"), 
             for s in sents:
                 breaks.append([pos, pos + len(s)])
                 pos += len(s) + 1
-            qs = [{"id": qid, "question": q if lang == "en" else render(lang, q.rstrip("?").split()) + "?",
-                   "answers": [{"answer_start": breaks[k][0], "text": "x"}]} for qid, q, k in qas]
-            data.append({"title": title, "paragraphs": [{"context": " ".join(sents), "sentences": sents,
-                                                         "sentence_breaks": breaks, "qas": qs}]})
+            qs = [
+                {
+                    "id": qid,
+                    "question": q if lang == "en" else render(lang, q.rstrip("?").split()) + "?",
+                    "answers": [{"answer_start": breaks[k][0], "text": "x"}],
+                }
+                for qid, q, k in qas
+            ]
+            data.append(
+                {
+                    "title": title,
+                    "paragraphs": [
+                        {"context": " ".join(sents), "sentences": sents, "sentence_breaks": breaks, "qas": qs}
+                    ],
+                }
+            )
         (root / f"{lang}.json").write_text(json.dumps({"version": "1.1", "data": data}), encoding="utf-8")
     return root
 

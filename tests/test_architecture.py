@@ -57,14 +57,18 @@ def test_every_module_imports_only_what_its_row_allows():
             continue
         for line, target in relkt_imports(ast.parse(path.read_text())):
             if target != unit and target not in ALWAYS and target not in table[unit]:
-                broken.append(f"{path.relative_to(ROOT)}:{line} imports relkt.{target} (relkt.{unit} may import "
-                              f"{', '.join(sorted(table[unit])) or 'nothing'})")
+                broken.append(
+                    f"{path.relative_to(ROOT)}:{line} imports relkt.{target} (relkt.{unit} may import "
+                    f"{', '.join(sorted(table[unit])) or 'nothing'})"
+                )
     assert not broken, "\n".join(broken)
 
 
 def test_imports_inside_functions_say_why_they_are_deferred():
     undocumented = []
-    for path in sorted(ROOT.glob("relkt/**/*.py")) + sorted(ROOT.glob("trainers/*.py")) + sorted(ROOT.glob("benchmarks/*.py")):
+    for path in (
+        sorted(ROOT.glob("relkt/**/*.py")) + sorted(ROOT.glob("trainers/*.py")) + sorted(ROOT.glob("benchmarks/*.py"))
+    ):
         lines = path.read_text().splitlines()
         for node in ast.walk(ast.parse("\n".join(lines))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -74,9 +78,23 @@ def test_imports_inside_functions_say_why_they_are_deferred():
     assert not undocumented, "imports inside functions without a `# deferred:` reason:\n" + "\n".join(undocumented)
 
 
-@pytest.mark.parametrize("module", ["relkt.cli", "relkt.config", "relkt.data", "relkt.metrics", "relkt.analysis",
-                                    "relkt.reports.tables", "relkt.evaluate", "relkt.audit", "relkt.coverage",
-                                    "relkt.interpolate", "relkt.train_teacher", "relkt.train_student"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "relkt.cli",
+        "relkt.config",
+        "relkt.data",
+        "relkt.metrics",
+        "relkt.analysis",
+        "relkt.reports.tables",
+        "relkt.evaluate",
+        "relkt.audit",
+        "relkt.coverage",
+        "relkt.interpolate",
+        "relkt.train_teacher",
+        "relkt.train_student",
+    ],
+)
 def test_tensorflow_free_layers_do_not_load_it(module):
     code = f"import sys, {module}; heavy = [m for m in ('tensorflow', 'keras') if m in sys.modules]; print(heavy)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -2,22 +2,31 @@
 
 import json
 
-from tests.conftest import ARTICLES
-from tests.encoders.tiny_bert import tiny_bert
-
 from relkt import audit
 from relkt.encoders.export import export_encoder
 from relkt.encoders.vocab_extension import extend_vocabulary
+from tests.conftest import ARTICLES
+from tests.encoders.tiny_bert import tiny_bert
 
 
 def test_audit_shows_extension_removing_unknown_pieces(tiny_data, tmp_path, capsys):
     base = tiny_bert()
     german = [q for _, _, qas in ARTICLES["de"] for _, q, _ in qas]
     extended, _ = extend_vocabulary(base, german)
-    specs = [f"base=hub:{export_encoder(base, tmp_path / 'base')}", f"extended=hub:{export_encoder(extended, tmp_path / 'ext')}",
-             "hashing=ngram"]
+    specs = [
+        f"base=hub:{export_encoder(base, tmp_path / 'base')}",
+        f"extended=hub:{export_encoder(extended, tmp_path / 'ext')}",
+        "hashing=ngram",
+    ]
     out = tmp_path / "audit.json"
-    args = sum((["--encoder", s] for s in specs), []) + ["--data-dir", str(tiny_data), "--split", "all", "--output", str(out)]
+    args = sum((["--encoder", s] for s in specs), []) + [
+        "--data-dir",
+        str(tiny_data),
+        "--split",
+        "all",
+        "--output",
+        str(out),
+    ]
     assert audit.main(args) == 0
     captured = capsys.readouterr()
     assert "hashing (ngram): no WordPiece tokenizer to audit; skipped" in captured.err
@@ -27,8 +36,10 @@ def test_audit_shows_extension_removing_unknown_pieces(tiny_data, tmp_path, caps
     # extension built from those questions leaves none, and adds no [UNK] elsewhere (its letters also
     # spell English words the tiny vocabulary lacks, e.g. "Rhine").
     assert audits["base"]["de"]["texts_with_unk"] == 1.0 and audits["extended"]["de"]["unk_rate"] == 0.0
-    assert audits["extended"]["en"]["unk_rate"] < audits["base"]["en"]["unk_rate"] and audits["base"]["de"]["n_texts"] == 6
-    de_row = next(l for l in captured.out.splitlines() if l.startswith("| de |"))
+    assert (
+        audits["extended"]["en"]["unk_rate"] < audits["base"]["en"]["unk_rate"] and audits["base"]["de"]["n_texts"] == 6
+    )
+    de_row = next(row for row in captured.out.splitlines() if row.startswith("| de |"))
     assert "/ 100.0 /" in de_row and de_row.split("|")[3].strip().startswith("0.0 / 0.0 /")
     # tiny_bert's max_length 16 holds every tiny question: none is cut.
     assert audits["base"]["de"]["texts_cut"] == 0.0 and de_row.split("|")[2].strip().endswith("/ 0.0")

@@ -5,12 +5,15 @@ import pytest
 from relkt import evaluate
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--batch-size", "0"], "--batch-size: expected a whole number >= 1, got 0"),
-    (["--split-fractions", "a,b"], "--split-fractions: expected three numbers train,dev,test"),
-    (["--split-fractions", "0.5,0.5,0.5"], "--split-fractions: expected three fractions >= 0 summing to 1"),
-    (["--output", "/proc/x.json"], "--output: cannot write /proc/x.json"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--batch-size", "0"], "--batch-size: expected a whole number >= 1, got 0"),
+        (["--split-fractions", "a,b"], "--split-fractions: expected three numbers train,dev,test"),
+        (["--split-fractions", "0.5,0.5,0.5"], "--split-fractions: expected three fractions >= 0 summing to 1"),
+        (["--output", "/proc/x.json"], "--output: cannot write /proc/x.json"),
+    ],
+)
 def test_bad_flags_are_one_usage_line(flags, message, capsys):
     with pytest.raises(SystemExit) as exit_:
         evaluate.parse_args(["--encoder", "ngram", *flags])
@@ -18,7 +21,9 @@ def test_bad_flags_are_one_usage_line(flags, message, capsys):
 
 
 def test_good_flags_parse(tmp_path):
-    args = evaluate.parse_args(["--encoder", "ngram", "--split-fractions", "0.6,0.2,0.2", "--output", str(tmp_path / "a" / "r.json")])
+    args = evaluate.parse_args(
+        ["--encoder", "ngram", "--split-fractions", "0.6,0.2,0.2", "--output", str(tmp_path / "a" / "r.json")]
+    )
     assert args.split_fractions == (0.6, 0.2, 0.2) and args.batch_size == 64 and not list((tmp_path / "a").iterdir())
 
 

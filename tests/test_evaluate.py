@@ -8,7 +8,9 @@ from relkt.data.english_answer_units import SCORING_MAX_LENGTH
 
 def test_cli_scores_a_tiny_pool_and_writes_json(tiny_data, tmp_path, capsys):
     out = tmp_path / "res" / "results.json"
-    rc = evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all", "--output", str(out), "--no-progress"])
+    rc = evaluate.main(
+        ["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all", "--output", str(out), "--no-progress"]
+    )
     assert rc == 0
     printed = capsys.readouterr().out
     assert "LAReQA" in printed and "\nall " in printed
@@ -28,8 +30,19 @@ def test_xx_en_units_score_the_test_split_against_every_english_unit(tiny_data, 
     import numpy as np
 
     out = tmp_path / "r.json"
-    args = ["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "test", "--split-fractions", "0.34,0.33,0.33",
-            "--output", str(out), "--no-progress"]
+    args = [
+        "--encoder",
+        "ngram",
+        "--data-dir",
+        str(tiny_data),
+        "--split",
+        "test",
+        "--split-fractions",
+        "0.34,0.33,0.33",
+        "--output",
+        str(out),
+        "--no-progress",
+    ]
     assert evaluate.main(args) == 0
     printed = capsys.readouterr().out
     assert "XX->EN by answer unit" in printed and "3 articles, 3 paragraphs, 6 sentences" in printed
@@ -50,17 +63,51 @@ def test_max_length_reaches_the_encoder_and_cut_units_are_counted(tiny_data, tmp
 
     muse = export_encoder(tiny_muse_encoder(max_length=32), tmp_path / "muse")
     out = tmp_path / "r.json"
-    assert evaluate.main(["--encoder", f"muse:{muse}", "--data-dir", str(tiny_data), "--max-length", "5",
-                          "--xx-en-unit", "article", "--output", str(out), "--no-progress"]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--encoder",
+                f"muse:{muse}",
+                "--data-dir",
+                str(tiny_data),
+                "--max-length",
+                "5",
+                "--xx-en-unit",
+                "article",
+                "--output",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["setup"]["max_length"] == 5
     assert "XX->EN article unit: 3 of 3 English articles are longer than max_length 5 and are cut" in caplog.text
     caplog.clear()  # muse reads whole texts when scoring (no position embeddings): no cut, whatever it trained with
-    assert evaluate.main(["--encoder", f"muse:{muse}", "--data-dir", str(tiny_data), "--xx-en-unit", "article",
-                          "--output", str(out), "--no-progress"]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--encoder",
+                f"muse:{muse}",
+                "--data-dir",
+                str(tiny_data),
+                "--xx-en-unit",
+                "article",
+                "--output",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["setup"]["max_length"] == SCORING_MAX_LENGTH and "cut" not in caplog.text
-    for spec, message in (("hub:/nowhere", "--max-length: hub:/nowhere is a hub export"),
-                          ("ngram", "--max-length: ngram takes no max_length")):
-        assert evaluate.main(["--encoder", spec, "--data-dir", str(tiny_data), "--max-length", "64", "--no-progress"]) == 2
+    for spec, message in (
+        ("hub:/nowhere", "--max-length: hub:/nowhere is a hub export"),
+        ("ngram", "--max-length: ngram takes no max_length"),
+    ):
+        assert (
+            evaluate.main(["--encoder", spec, "--data-dir", str(tiny_data), "--max-length", "64", "--no-progress"]) == 2
+        )
         assert message in capsys.readouterr().err
     with pytest.raises(SystemExit):
         evaluate.parse_args(["--encoder", "ngram", "--xx-en-unit", "chapter"])
@@ -77,7 +124,12 @@ def test_corpus_dir_scores_the_held_out_slice_a_student_never_trained_on(tiny_da
     write_corpus(tmp_path / "corpus", "de", 30)
     out = tmp_path / "r.json"
     base = ["--encoder", "ngram", "--data-dir", str(tiny_data), "--xx-en-unit", "none", "--no-progress"]
-    assert evaluate.main(base + ["--corpus-dir", str(tmp_path / "corpus"), "--corpus-dev-pairs", "6", "--output", str(out)]) == 0
+    assert (
+        evaluate.main(
+            base + ["--corpus-dir", str(tmp_path / "corpus"), "--corpus-dev-pairs", "6", "--output", str(out)]
+        )
+        == 0
+    )
     assert "Held-out parallel text" in capsys.readouterr().out
     corpus = json.loads(out.read_text())["corpus"]
     held_out = read_parallel_tsv(tmp_path / "corpus" / "de.tsv", "de").split(6)[1]
@@ -115,8 +167,10 @@ def test_config_scores_a_run_on_the_split_it_trained_with(synthetic_data, tmp_pa
 
     run = tmp_path / "run"
     export_encoder(NgramEncoder(dim=8, num_buckets=64), run / "best")
-    (run / "config.yaml").write_text(f"data:\n  data_dir: {synthetic_data}\n  split_fractions: [0.5, 0.2, 0.3]\n"
-                                     "  split_seed: 3\n  with_context: true\n")
+    (run / "config.yaml").write_text(
+        f"data:\n  data_dir: {synthetic_data}\n  split_fractions: [0.5, 0.2, 0.3]\n"
+        "  split_seed: 3\n  with_context: true\n"
+    )
     out = tmp_path / "r.json"
     assert evaluate.main(["--config", str(run / "config.yaml"), "--output", str(out), "--no-progress"]) == 0
     setup = json.loads(out.read_text())["setup"]
@@ -125,7 +179,12 @@ def test_config_scores_a_run_on_the_split_it_trained_with(synthetic_data, tmp_pa
     expected = LareqaPool.load(str(synthetic_data), split="test", fractions=(0.5, 0.2, 0.3), seed=3)
     assert json.loads(out.read_text())["lareqa"]["n_questions"] == len(expected.questions)
     # A flag wins over the run's setting.
-    assert evaluate.main(["--config", str(run / "config.yaml"), "--split-seed", "0", "--output", str(out), "--no-progress"]) == 0
+    assert (
+        evaluate.main(
+            ["--config", str(run / "config.yaml"), "--split-seed", "0", "--output", str(out), "--no-progress"]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["setup"]["split_seed"] == 0
 
 
@@ -149,8 +208,13 @@ def test_a_cli_run_prints_no_tensorflow_start_up_noise(tiny_data, tmp_path):
     import sys
 
     env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE")}
-    run = subprocess.run([sys.executable, "-m", "relkt.evaluate", "--encoder", "ngram", "--data-dir", str(tiny_data),
-                          "--split", "all"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-m", "relkt.evaluate", "--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
     for noise in ("cuInit", "absl::InitializeLog", "cuda", "oneDNN", "I0000", "E0000", "W0000"):
         assert noise not in run.stderr and noise not in run.stdout, noise
@@ -176,7 +240,9 @@ def test_zero_shot_muse_article_p1_is_within_5_points_of_the_paper(shared_xquad_
     except EncoderError as e:
         pytest.skip(str(e))
     pool = LareqaPool.load(shared_xquad_r, split="all")
-    units = {"article": EnglishAnswerUnits.from_pool(pool.subset(question_langs=["en"], candidate_langs=["en"]), "article")}
+    units = {
+        "article": EnglishAnswerUnits.from_pool(pool.subset(question_langs=["en"], candidate_langs=["en"]), "article")
+    }
     results = XxEnUnitEvaluator(pool.questions, units, batch_size=128)(encoder)["article"]
     gaps = {lang: round(100 * results[lang]["P@1"] - p1, 2) for lang, p1 in paper["xquad_p1"]["muse_small"].items()}
     assert all(results[lang]["n_questions"] == 1190 for lang in gaps)
@@ -187,8 +253,22 @@ def test_a_config_naming_only_data_dir_gives_the_numbers_it_gave_before_sources(
     """Pinned: `relkt.evaluate --encoder ngram` on the synthetic folder's test split, as relkt 7b7d96e (before
     training and test sources were apart) printed them; reading the folder through QaSource changes none."""
     out = tmp_path / "r.json"
-    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(synthetic_data), "--split", "test", "--output", str(out),
-                          "--no-progress"]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--encoder",
+                "ngram",
+                "--data-dir",
+                str(synthetic_data),
+                "--split",
+                "test",
+                "--output",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     result = json.loads(out.read_text())
     assert result["lareqa"]["mAP"] == pytest.approx(0.568033187054916, abs=1e-6)
     assert result["lareqa"]["per_language"]["de"]["mAP"] == pytest.approx(0.5366956535994056, abs=1e-6)
@@ -200,24 +280,62 @@ def test_a_config_naming_only_data_dir_gives_the_numbers_it_gave_before_sources(
 
 def test_test_dir_is_scored_whole_and_refused_when_it_overlaps(synthetic_data, tiny_data, tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(synthetic_data), "--test-dir", str(tiny_data),
-                          "--output", str(out), "--no-progress"]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--encoder",
+                "ngram",
+                "--data-dir",
+                str(synthetic_data),
+                "--test-dir",
+                str(tiny_data),
+                "--output",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     result = json.loads(out.read_text())
-    assert result["lareqa"]["n_questions"] == 12 and result["setup"]["scored_whole"] is True  # all 3 articles x 2 langs x 2
+    assert (
+        result["lareqa"]["n_questions"] == 12 and result["setup"]["scored_whole"] is True
+    )  # all 3 articles x 2 langs x 2
     assert result["setup"]["xx_en_units"]["article"] == 3  # the test source's English articles, not the training's
-    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--test-dir", str(tiny_data),
-                          "--no-progress"]) == 2
+    assert (
+        evaluate.main(
+            ["--encoder", "ngram", "--data-dir", str(tiny_data), "--test-dir", str(tiny_data), "--no-progress"]
+        )
+        == 2
+    )
     assert "also occurs in the training source" in capsys.readouterr().err
-    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(synthetic_data), "--test-dir", str(tiny_data),
-                          "--split", "dev", "--no-progress"]) == 2
+    assert (
+        evaluate.main(
+            [
+                "--encoder",
+                "ngram",
+                "--data-dir",
+                str(synthetic_data),
+                "--test-dir",
+                str(tiny_data),
+                "--split",
+                "dev",
+                "--no-progress",
+            ]
+        )
+        == 2
+    )
     assert "is scored as the test split, not --split dev" in capsys.readouterr().err
 
 
 def test_a_muse_run_is_scored_through_muse_dir_which_reads_whole_articles(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    cases = {"encoder:\n  spec: muse\n": "muse", "teacher:\n  spec: muse:t/best\nstudent:\n  spec: ''\n": "muse",
-             "encoder:\n  spec: minilm\n": "hub", "data:\n  data_dir: x\n": "hub"}
+    cases = {
+        "encoder:\n  spec: muse\n": "muse",
+        "teacher:\n  spec: muse:t/best\nstudent:\n  spec: ''\n": "muse",
+        "encoder:\n  spec: minilm\n": "hub",
+        "data:\n  data_dir: x\n": "hub",
+    }
     for text, kind in cases.items():
         (run / "config.yaml").write_text(text)
         assert evaluate.best_export(str(run / "config.yaml")) == f"{kind}:{run / 'best'}"

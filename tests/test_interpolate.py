@@ -5,12 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from tests.encoders.tiny_bert import tiny_bert
-
 from relkt import interpolate
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.errors import EncoderError
+from tests.encoders.tiny_bert import tiny_bert
 
 
 def test_interpolate_weights_by_hand_and_extended_rows_kept():
@@ -41,8 +40,22 @@ def test_cli_scores_every_alpha_on_dev_and_exports_the_chosen_mix(synthetic_data
     teacher = export_encoder(tiny_bert(seed=0, extra_vocab=words), tmp_path / "teacher")
     student = export_encoder(tiny_bert(seed=1, extra_vocab=words), tmp_path / "student")
     out = tmp_path / "wise"
-    rc = interpolate.main(["--teacher", f"bert:{teacher}", "--student", f"bert:{student}", "--alphas", "0,0.5,1",
-                           "--output", str(out), "--data-dir", str(synthetic_data), "--primary-metric", "lareqa/mAP"])
+    rc = interpolate.main(
+        [
+            "--teacher",
+            f"bert:{teacher}",
+            "--student",
+            f"bert:{student}",
+            "--alphas",
+            "0,0.5,1",
+            "--output",
+            str(out),
+            "--data-dir",
+            str(synthetic_data),
+            "--primary-metric",
+            "lareqa/mAP",
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     report = json.loads((tmp_path / "wise.interpolation.json").read_text())
     scores = {float(a): s for a, s in report["scores"].items()}
@@ -53,19 +66,19 @@ def test_cli_scores_every_alpha_on_dev_and_exports_the_chosen_mix(synthetic_data
     texts = ["how long does the cat sleep ?", "the river flows into the sea ."]
     t.embed(texts), s.embed(texts)
     a = report["alpha"]
-    for w, value in zip(s.weights, interpolate.interpolate_weights([x.numpy() for x in t.weights],
-                                                                   [x.numpy() for x in s.weights], a)):
+    for w, value in zip(
+        s.weights, interpolate.interpolate_weights([x.numpy() for x in t.weights], [x.numpy() for x in s.weights], a)
+    ):
         w.assign(value)
     np.testing.assert_allclose(build_encoder(f"hub:{out}", trainable=False).embed(texts), s.embed(texts), atol=1e-5)
     # alpha 0 is the teacher: its dev score is the teacher's own.
-    assert report["dev"]["0.0"]["lareqa/mAP"] == pytest.approx(
-        dev_map(t, synthetic_data), abs=1e-6)
+    assert report["dev"]["0.0"]["lareqa/mAP"] == pytest.approx(dev_map(t, synthetic_data), abs=1e-6)
 
 
 def dev_map(encoder, data_dir) -> float:
     from relkt.data.lareqa_pool import LareqaPool
-    from relkt.metrics.lareqa_evaluator import LareqaEvaluator
     from relkt.encoders import QuietEncoder
+    from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 
     pool = LareqaPool.load(str(data_dir), split="dev", fractions=(0.7, 0.1, 0.2), seed=0)
     return LareqaEvaluator.flat(LareqaEvaluator(pool)(QuietEncoder(encoder, 128)))["lareqa/mAP"]
@@ -84,9 +97,24 @@ def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_score
         w.assign(w.numpy() + rng.normal(0, 0.3, w.shape).astype(np.float32))
     student = export_encoder(base, tmp_path / "trained")
     out = tmp_path / "wise"
-    rc = interpolate.main(["--teacher", f"muse:{teacher}", "--student", f"muse:{student}", "--alphas", "0,0.5,1",
-                           "--output", str(out), "--data-dir", str(synthetic_data), "--xx-en-unit", "article",
-                           "--primary-metric", "xx_en_article/P@1"])
+    rc = interpolate.main(
+        [
+            "--teacher",
+            f"muse:{teacher}",
+            "--student",
+            f"muse:{student}",
+            "--alphas",
+            "0,0.5,1",
+            "--output",
+            str(out),
+            "--data-dir",
+            str(synthetic_data),
+            "--xx-en-unit",
+            "article",
+            "--primary-metric",
+            "xx_en_article/P@1",
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     report = json.loads((tmp_path / "wise.interpolation.json").read_text())
     scores = {float(a): s for a, s in report["scores"].items()}
@@ -94,41 +122,76 @@ def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_score
     # alpha 0 and 1 are the two exports themselves, scored on dev as relkt.evaluate scores them.
     for alpha, export in ((0.0, teacher), (1.0, student)):
         res = tmp_path / f"eval{alpha}.json"
-        assert evaluate.main(["--encoder", f"muse:{export}", "--data-dir", str(synthetic_data), "--split", "dev",
-                              "--xx-en-unit", "article", "--output", str(res), "--no-progress"]) == 0
+        assert (
+            evaluate.main(
+                [
+                    "--encoder",
+                    f"muse:{export}",
+                    "--data-dir",
+                    str(synthetic_data),
+                    "--split",
+                    "dev",
+                    "--xx-en-unit",
+                    "article",
+                    "--output",
+                    str(res),
+                    "--no-progress",
+                ]
+            )
+            == 0
+        )
         expected = json.loads(res.read_text())["xx_en_article"]
         dev = report["dev"][str(alpha)]
         for lang in ("de", "en"):
             assert dev[f"xx_en_article/{lang}/P@1"] == pytest.approx(expected[lang]["P@1"], abs=1e-9)
             assert dev[f"xx_en_article/{lang}/MRR"] == pytest.approx(expected[lang]["MRR"], abs=1e-6)
-    assert scores[0.0] != scores[1.0] or report["dev"]["0.0"]["xx_en_article/MRR"] != report["dev"]["1.0"]["xx_en_article/MRR"]
+    assert (
+        scores[0.0] != scores[1.0]
+        or report["dev"]["0.0"]["xx_en_article/MRR"] != report["dev"]["1.0"]["xx_en_article/MRR"]
+    )
     # The export is a muse model holding the chosen mix.
     texts = ["cat dog river", "katze hund fluss brot"]
     t, s = build_encoder(f"muse:{teacher}", trainable=False), build_encoder(f"muse:{student}", trainable=False)
     t.embed(texts), s.embed(texts)
-    for w, value in zip(s.weights, interpolate.interpolate_weights([x.numpy() for x in t.weights],
-                                                                   [x.numpy() for x in s.weights], report["alpha"])):
+    for w, value in zip(
+        s.weights,
+        interpolate.interpolate_weights(
+            [x.numpy() for x in t.weights], [x.numpy() for x in s.weights], report["alpha"]
+        ),
+    ):
         w.assign(value)
     mixed = build_encoder(f"muse:{out}", trainable=False)
     np.testing.assert_allclose(mixed.embed(texts), s.embed(texts), atol=1e-5)
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--primary-metric", "xx_en_article/P@1"], "--primary-metric xx_en_article/P@1: add --xx-en-unit article"),
-    (["--split", "test"], "--split test: alpha is chosen on held-out data that is not the test split"),
-    (["--split", "all"], "--split all: alpha is chosen on held-out data that is not the test split"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--primary-metric", "xx_en_article/P@1"], "--primary-metric xx_en_article/P@1: add --xx-en-unit article"),
+        (["--split", "test"], "--split test: alpha is chosen on held-out data that is not the test split"),
+        (["--split", "all"], "--split all: alpha is chosen on held-out data that is not the test split"),
+    ],
+)
 def test_choosing_on_test_questions_or_an_unscored_unit_is_a_usage_error(capsys, extra, message):
     with pytest.raises(SystemExit):
         interpolate.parse_args(["--teacher", "muse", "--student", "muse:x", "--output", "o"] + extra)
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--teacher", "hub:x", "--student", "bert:y"], "--teacher hub:x: interpolation needs"),
-    (["--teacher", "bert:x", "--student", "bert:y", "--alphas", "0,2"], "--alphas: comma-separated numbers in [0, 1]"),
-    (["--teacher", "bert:/no/such/dir", "--student", "bert:/no/such/dir"], "bert:/no/such/dir: no such model directory"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--teacher", "hub:x", "--student", "bert:y"], "--teacher hub:x: interpolation needs"),
+        (
+            ["--teacher", "bert:x", "--student", "bert:y", "--alphas", "0,2"],
+            "--alphas: comma-separated numbers in [0, 1]",
+        ),
+        (
+            ["--teacher", "bert:/no/such/dir", "--student", "bert:/no/such/dir"],
+            "bert:/no/such/dir: no such model directory",
+        ),
+    ],
+)
 def test_cli_bad_input_is_one_clear_error(tmp_path, capsys, args, message):
     assert interpolate.main(args + ["--output", str(tmp_path / "o")]) == 2
     assert message in capsys.readouterr().err

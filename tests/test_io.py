@@ -36,8 +36,10 @@ def test_an_os_error_names_the_path_and_a_temporary_file_never_stays(tmp_path):
 
 def test_tensorflow_file_errors_give_their_os_reason():
     class OpError(Exception):
-        message = ("{{function_node __wrapped__SaveV2_dtypes_7_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
-                   "/run/.best.writing-1/variables/part.tempstate1; File too large [Op:SaveV2]")
+        message = (
+            "{{function_node __wrapped__SaveV2_dtypes_7_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+            "/run/.best.writing-1/variables/part.tempstate1; File too large [Op:SaveV2]"
+        )
 
     assert tf_reason(OpError()) == "File too large"
     assert tf_reason(OSError("plain")) == "plain"

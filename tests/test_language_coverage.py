@@ -22,9 +22,13 @@ def make_files(tmp_path):
     questions.mkdir()
     fi = "".join(f"t\tThe {w} is here.\t{w[:3]}ko {w} on täällä.\n" for w in WORDS)
     (pairs / "fi.tsv").write_text("source\ten\txx\n" + fi, encoding="utf-8")
-    (pairs / "bn.tsv").write_text("source\ten\txx\n" + "".join(f"t\tA {w}.\tএকটি {w}।\n" for w in WORDS), encoding="utf-8")
-    (questions / "fi.tsv").write_text("id\tsplit\txx\ten\n" + "".join(f"{i}\ttrain\tMissä {w} on?\tWhere is the {w}?\n"
-                                                                       for i, w in enumerate(WORDS)), encoding="utf-8")
+    (pairs / "bn.tsv").write_text(
+        "source\ten\txx\n" + "".join(f"t\tA {w}.\tএকটি {w}।\n" for w in WORDS), encoding="utf-8"
+    )
+    (questions / "fi.tsv").write_text(
+        "id\tsplit\txx\ten\n" + "".join(f"{i}\ttrain\tMissä {w} on?\tWhere is the {w}?\n" for i, w in enumerate(WORDS)),
+        encoding="utf-8",
+    )
     return pairs, questions
 
 
@@ -33,10 +37,33 @@ def test_report_numbers_are_recomputed_from_per_item_hits(tmp_path, tiny_data):
     other = export_encoder(NgramEncoder(dim=16, num_buckets=128, seed=7), tmp_path / "other")
     bert = export_encoder(tiny_bert(), tmp_path / "bert")  # a tokenizer to audit (its tiny vocabulary lacks Bengali)
     out = tmp_path / "report"
-    assert language_coverage.main(["--encoder", "zero-shot=ngram", "--encoder", f"student=hub:{other}",
-                                   "--encoder", f"bert=hub:{bert}", "--langs", "fi,bn", "--pairs-dir", str(pairs),
-                                   "--dev-pairs", "8", "--questions-dir", str(questions), "--test-dir", str(tiny_data),
-                                   "--learned", "fi", "--output", str(out)]) == 0
+    assert (
+        language_coverage.main(
+            [
+                "--encoder",
+                "zero-shot=ngram",
+                "--encoder",
+                f"student=hub:{other}",
+                "--encoder",
+                f"bert=hub:{bert}",
+                "--langs",
+                "fi,bn",
+                "--pairs-dir",
+                str(pairs),
+                "--dev-pairs",
+                "8",
+                "--questions-dir",
+                str(questions),
+                "--test-dir",
+                str(tiny_data),
+                "--learned",
+                "fi",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     report = json.loads((out / "report.json").read_text())
     items = np.load(out / "per_item.npz")
     for name in ("zero-shot", "student", "bert"):
@@ -46,7 +73,9 @@ def test_report_numbers_are_recomputed_from_per_item_hits(tmp_path, tiny_data):
                 assert len(hit) == n
                 assert report["figures"][name][lang][task][d]["P@1"] == pytest.approx(hit.mean())
         for lang in ("de", "en"):
-            assert report["figures"][name]["test"][lang]["article P@1"] == pytest.approx(items[f"{name}|test/{lang}"].mean())
+            assert report["figures"][name]["test"][lang]["article P@1"] == pytest.approx(
+                items[f"{name}|test/{lang}"].mean()
+            )
     assert "questions" not in report["figures"]["student"]["bn"]  # no bn question file: not measured, not zero
     for later in ("student", "bert"):
         for key in ("pairs/fi/xx>en", "questions/fi/en>xx", "test/de"):
@@ -58,19 +87,27 @@ def test_report_numbers_are_recomputed_from_per_item_hits(tmp_path, tiny_data):
     assert tok["unreadable_scripts"]["BENGALI"] == 1.0 and tok["unk_rate"] > 0  # every Bengali letter is [UNK]
     assert "tokenizer" not in report["figures"]["zero-shot"]["fi"]  # n-grams have no vocabulary to audit
     md = (out / "report.md").read_text()
-    for section in ("## How the tokenizer reads each language", "## Retrieval on held-out pairs",
-                    "## Retrieval on XOR-TyDi questions", "did the others forget?", "Bengali 100%"):
+    for section in (
+        "## How the tokenizer reads each language",
+        "## Retrieval on held-out pairs",
+        "## Retrieval on XOR-TyDi questions",
+        "did the others forget?",
+        "Bengali 100%",
+    ):
         assert section in md, section
     assert (out / "coverage.png").stat().st_size > 1000
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--langs", "sw"], "--pairs-dir .*: no pairs for sw; it holds bn, fi"),
-    (["--langs", "fi", "--questions-dir", "PAIRS"], None),  # a pairs folder as questions: fine, fi is in it
-    (["--langs", "bn", "--questions-dir", "QUESTIONS"], "no question file for any of bn"),
-    (["--langs", "fi", "--broken"], r"fi.tsv:5: 2 columns, expected 3 \(source, en, xx\); fix or remove the line"),
-    (["--langs", "fi", "--empty"], r"fi.tsv: no usable pairs"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--langs", "sw"], "--pairs-dir .*: no pairs for sw; it holds bn, fi"),
+        (["--langs", "fi", "--questions-dir", "PAIRS"], None),  # a pairs folder as questions: fine, fi is in it
+        (["--langs", "bn", "--questions-dir", "QUESTIONS"], "no question file for any of bn"),
+        (["--langs", "fi", "--broken"], r"fi.tsv:5: 2 columns, expected 3 \(source, en, xx\); fix or remove the line"),
+        (["--langs", "fi", "--empty"], r"fi.tsv: no usable pairs"),
+    ],
+)
 def test_bad_input_is_one_clear_line(tmp_path, capsys, args, message):
     pairs, questions = make_files(tmp_path)
     if "--broken" in args:
@@ -79,9 +116,15 @@ def test_bad_input_is_one_clear_line(tmp_path, capsys, args, message):
         (pairs / "fi.tsv").write_text("\n".join(lines) + "\n")
     if "--empty" in args:
         (pairs / "fi.tsv").write_text("source\ten\txx\n")
-    args = [a.replace("PAIRS", str(pairs)).replace("QUESTIONS", str(questions)) for a in args if a not in ("--broken", "--empty")]
-    rc = language_coverage.main(["--encoder", "base=ngram", "--pairs-dir", str(pairs), "--dev-pairs", "4",
-                                 "--output", str(tmp_path / "out")] + args)
+    args = [
+        a.replace("PAIRS", str(pairs)).replace("QUESTIONS", str(questions))
+        for a in args
+        if a not in ("--broken", "--empty")
+    ]
+    rc = language_coverage.main(
+        ["--encoder", "base=ngram", "--pairs-dir", str(pairs), "--dev-pairs", "4", "--output", str(tmp_path / "out")]
+        + args
+    )
     err = capsys.readouterr().err
     if message is None:
         assert rc == 0

@@ -19,8 +19,11 @@ from tests.test_train_teacher import tiny_config
 
 def leftovers(folder: Path) -> list[str]:
     """Temporary files and folders a failed write could leave behind (atomic writes and exports name them so)."""
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                  if p.name.endswith(".tmp") or ".writing" in p.name or p.name.endswith(".old"))
+    return sorted(
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.name.endswith(".tmp") or ".writing" in p.name or p.name.endswith(".old")
+    )
 
 
 def one_error_line(err: str) -> str:
@@ -45,8 +48,9 @@ def test_a_teacher_that_collapses_stops_naming_the_step_and_exports_nothing(synt
 def test_with_a_starting_point_the_collapsed_teacher_leaves_a_finite_unit_norm_best(synthetic_data, tmp_path, capsys):
     import tensorflow as tf
 
-    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.learning_rate": 1e12, "eval.every_steps": 1,
-                                                   "eval.at_start": True})
+    cfg = tiny_config(
+        tmp_path, synthetic_data, **{"schedule.learning_rate": 1e12, "eval.every_steps": 1, "eval.at_start": True}
+    )
     assert train_teacher.main(["--config", str(cfg)]) == 2
     assert "keeps the best/ of step 0" in one_error_line(capsys.readouterr().err)
     emb = tf.saved_model.load(str(tmp_path / "run" / "best"))(tf.constant(["alpha bravo", "delta echo golf"])).numpy()
@@ -60,12 +64,27 @@ def test_evaluate_refuses_an_export_that_maps_text_to_zero_vectors(tiny_data, tm
         w.assign(np.zeros(w.shape, np.float32))
     export_encoder(encoder, tmp_path / "zeros")
     out = tmp_path / "scores.json"
-    code = evaluate.main(["--encoder", f"hub:{tmp_path / 'zeros'}", "--data-dir", str(tiny_data), "--split", "all",
-                          "--xx-en-unit", "none", "--output", str(out), "--no-progress"])
+    code = evaluate.main(
+        [
+            "--encoder",
+            f"hub:{tmp_path / 'zeros'}",
+            "--data-dir",
+            str(tiny_data),
+            "--split",
+            "all",
+            "--xx-en-unit",
+            "none",
+            "--output",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 2
     line = one_error_line(capsys.readouterr().err)
-    assert line == "error: 12 of 12 question embeddings are zero vectors (first: row 0); the model has collapsed, " \
-                   "and its scores would all tie"
+    assert (
+        line == "error: 12 of 12 question embeddings are zero vectors (first: row 0); the model has collapsed, "
+        "and its scores would all tie"
+    )
     assert not out.exists() and not evaluate.per_question_path(out).exists()
 
 
@@ -93,8 +112,9 @@ def file_size_limit():
     resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
-def test_a_failed_export_under_a_file_size_limit_ends_the_run_with_one_line(synthetic_data, tmp_path, capsys,
-                                                                            file_size_limit):
+def test_a_failed_export_under_a_file_size_limit_ends_the_run_with_one_line(
+    synthetic_data, tmp_path, capsys, file_size_limit
+):
     # The export's variables (16 x 512 floats, 32 KB) exceed a 24 KB limit; config, log and metrics do not. Before,
     # TensorFlow's EFBIG (an OutOfRangeError) was taken by Keras for the end of the data and training went on.
     cfg = tiny_config(tmp_path, synthetic_data, **{"eval.every_steps": 3})
@@ -112,17 +132,21 @@ def test_a_failed_export_under_a_file_size_limit_ends_the_run_with_one_line(synt
 def fail_with(error_number: int):
     def fail(*args, **kwargs):
         raise OSError(error_number, __import__("os").strerror(error_number))
+
     return fail
 
 
-def test_a_full_disk_at_a_checkpoint_ends_the_run_with_one_line_and_a_rerun_finishes(synthetic_data, tmp_path, capsys,
-                                                                                     monkeypatch):
+def test_a_full_disk_at_a_checkpoint_ends_the_run_with_one_line_and_a_rerun_finishes(
+    synthetic_data, tmp_path, capsys, monkeypatch
+):
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 6, "eval.every_steps": 3})
     monkeypatch.setattr("relkt.training.checkpoint.np.savez", fail_with(errno.ENOSPC))
     assert train_teacher.main(["--config", str(cfg)]) == 1
     out = tmp_path / "run"
-    assert one_error_line(capsys.readouterr().err) == \
-        f"error: {out / 'checkpoint'}: cannot write the checkpoint (No space left on device)"
+    assert (
+        one_error_line(capsys.readouterr().err)
+        == f"error: {out / 'checkpoint'}: cannot write the checkpoint (No space left on device)"
+    )
     assert not leftovers(out) and not (out / "checkpoint").exists()
     monkeypatch.undo()  # space again: the same command runs the run to its end
     assert train_teacher.main(["--config", str(cfg)]) == 0
@@ -147,8 +171,19 @@ def test_a_read_only_output_folder_is_one_line(synthetic_data, tmp_path, capsys,
 
 def test_evaluate_writes_its_json_and_per_question_file_both_or_neither(tiny_data, tmp_path, capsys, monkeypatch):
     out = tmp_path / "results" / "scores.json"
-    args = ["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all", "--xx-en-unit", "none",
-            "--output", str(out), "--no-progress"]
+    args = [
+        "--encoder",
+        "ngram",
+        "--data-dir",
+        str(tiny_data),
+        "--split",
+        "all",
+        "--xx-en-unit",
+        "none",
+        "--output",
+        str(out),
+        "--no-progress",
+    ]
     monkeypatch.setattr("relkt.evaluate.np.savez", fail_with(errno.ENOSPC))
     assert evaluate.main(args) == 1
     assert one_error_line(capsys.readouterr().err).endswith("cannot write (No space left on device)")
@@ -171,8 +206,10 @@ def test_ctrl_c_in_training_is_one_line_exit_130_and_the_rerun_resumes(synthetic
 
     monkeypatch.setattr(RunHarness, "after_step", interrupted_at_step_5)
     assert train_teacher.main(["--config", str(cfg)]) == 130
-    assert one_error_line(capsys.readouterr().err) == \
-        "interrupted at step 4; rerun the same command to resume (from its checkpoint of step 3)"
+    assert (
+        one_error_line(capsys.readouterr().err)
+        == "interrupted at step 4; rerun the same command to resume (from its checkpoint of step 3)"
+    )
     assert not leftovers(tmp_path / "run")
     monkeypatch.undo()
     assert train_teacher.main(["--config", str(cfg)]) == 0
@@ -193,13 +230,13 @@ def test_ctrl_c_in_evaluation_is_one_line_exit_130(tiny_data, tmp_path, capsys, 
 def test_the_final_line_says_when_best_is_worse_than_the_starting_point(tmp_path):
     best = tmp_path / "best"
     summary = {"best": {"metric": "lareqa/mAP", "value": 0.05, "step": 4}}
-    assert final_line("student", summary, best) == \
-        f"student done: best dev lareqa/mAP = 0.05 at step 4; model: {best}"
+    assert final_line("student", summary, best) == f"student done: best dev lareqa/mAP = 0.05 at step 4; model: {best}"
     worse = {**summary, "start": {"metric": "lareqa/mAP", "value": 0.211, "step": 0}}
     assert "WORSE than its starting point (dev lareqa/mAP = 0.211 at step 0)" in final_line("student", worse, best)
     kept = {"best": {"metric": "lareqa/mAP", "value": 0.211, "step": 0}, "start": worse["start"]}
-    assert final_line("student", kept, best).endswith("No trained step beat its starting point: best/ is the model it "
-                                                      "started from")
+    assert final_line("student", kept, best).endswith(
+        "No trained step beat its starting point: best/ is the model it started from"
+    )
     better = {"best": {"metric": "lareqa/mAP", "value": 0.3, "step": 8}, "start": worse["start"]}
     assert final_line("student", better, best) == final_line("student", {"best": better["best"]}, best)
 
@@ -239,8 +276,13 @@ def test_a_real_sigint_stops_training_with_one_line_and_exit_130(synthetic_data,
     import time
 
     cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 50, "eval.every_steps": 10})
-    proc = subprocess.Popen([sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)], text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)],
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     metrics = tmp_path / "run" / "metrics.jsonl"
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None and not (metrics.exists() and metrics.read_text().strip()):

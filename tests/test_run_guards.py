@@ -11,8 +11,9 @@ from tests.test_train_teacher import tiny_config
 
 
 def test_a_diverging_run_stops_with_an_error_and_never_exports_nan(synthetic_data, tmp_path, capsys):
-    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.learning_rate": 1e30, "eval.every_steps": 2,
-                                                   "eval.at_start": True})
+    cfg = tiny_config(
+        tmp_path, synthetic_data, **{"schedule.learning_rate": 1e30, "eval.every_steps": 2, "eval.at_start": True}
+    )
     assert train_teacher.main(["--config", str(cfg)]) == 2
     err = capsys.readouterr().err
     assert "error: step" in err and ("training loss is nan" in err or "holds NaN or inf" in err)
@@ -63,9 +64,11 @@ def test_student_values_are_checked_when_the_config_loads(tmp_path):
     from relkt.config import StudentConfig, load_config
     from relkt.errors import ConfigError
 
-    for change, message in (("distill.gamma=-1", "distill.gamma must be a finite number >= 0, got -1"),
-                            ("distill.epochs=0", "distill.epochs must be >= 1, got 0"),
-                            ("distill.temperature=0", "distill.temperature must be > 0")):
+    for change, message in (
+        ("distill.gamma=-1", "distill.gamma must be a finite number >= 0, got -1"),
+        ("distill.epochs=0", "distill.epochs must be >= 1, got 0"),
+        ("distill.temperature=0", "distill.temperature must be > 0"),
+    ):
         with pytest.raises(ConfigError, match=message):
             load_config(StudentConfig, None, [change])
 
@@ -81,7 +84,10 @@ def test_a_student_language_without_data_is_named(synthetic_data, tmp_path, caps
     export_encoder(NgramEncoder(dim=8, num_buckets=64), teacher)
     cfg = student_config(tmp_path, synthetic_data, teacher, **{"data.student_langs": ["de", "xx"]})
     assert train_student.main(["--config", str(cfg)]) == 2
-    assert "no data for xx: no QA data in the training source (it holds de, en) and no data.corpus_dir" in capsys.readouterr().err
+    assert (
+        "no data for xx: no QA data in the training source (it holds de, en) and no data.corpus_dir"
+        in capsys.readouterr().err
+    )
 
 
 def test_smoke_shrinks_but_an_explicit_set_wins(synthetic_data, tmp_path):
@@ -106,8 +112,9 @@ def finished_student(tmp_path, data_dir, **changes):
     return cfg, teacher
 
 
-def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another_teacher(synthetic_data, tmp_path,
-                                                                                         capsys):
+def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another_teacher(
+    synthetic_data, tmp_path, capsys
+):
     from relkt import train_student
     from relkt.encoders.export import export_encoder
     from relkt.encoders.ngram_encoder import NgramEncoder
@@ -142,4 +149,7 @@ def test_a_run_copied_with_hard_links_trains_on_without_writing_into_the_origina
     assert train_student.main(["--config", str(cfg), "--set", f"output_dir={copy}", "--set", "distill.epochs=2"]) == 0
     assert json.loads((copy / "summary.json").read_text())["epochs_completed"] == 2
     assert {p: p.read_bytes() for p in done.rglob("*") if p.is_file()} == before
-    assert "training on to 2" in (copy / "train.log").read_text() and "training on to 2" not in (done / "train.log").read_text()
+    assert (
+        "training on to 2" in (copy / "train.log").read_text()
+        and "training on to 2" not in (done / "train.log").read_text()
+    )

@@ -9,14 +9,13 @@ import numpy as np
 import pytest
 import yaml
 
-from tests.conftest import kill_mid_epoch, set_nested
-
 from relkt import train_student
 from relkt.config import StudentConfig, load_config
 from relkt.config.config_io import with_overrides
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
 from relkt.errors import CheckpointError, ConfigError
+from tests.conftest import kill_mid_epoch, set_nested
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,10 +28,20 @@ def teacher_dir(tmp_path):
 
 def student_config(tmp_path, data_dir, teacher, **changes):
     config = {
-        "output_dir": str(tmp_path / "run"), "seed": 0, "verbose": 0,
+        "output_dir": str(tmp_path / "run"),
+        "seed": 0,
+        "verbose": 0,
         "teacher": {"spec": f"hub:{teacher}"},
         "data": {"data_dir": str(data_dir), "student_langs": ["de"]},
-        "distill": {"gamma": 10.0, "beta": 1.0, "lam": 1.0, "omega": 0.1, "batch_size": 4, "epochs": 3, "document": "parallel"},
+        "distill": {
+            "gamma": 10.0,
+            "beta": 1.0,
+            "lam": 1.0,
+            "omega": 0.1,
+            "batch_size": 4,
+            "epochs": 3,
+            "document": "parallel",
+        },
         "eval": {"every_steps": 5, "primary_metric": "xx_en/de/P@1"},
         "schedule": {"learning_rate": 0.01, "early_stop_patience": 0},
     }
@@ -61,8 +70,8 @@ def test_student_learns_german_and_teacher_stays_bit_identical(synthetic_data, t
     assert {"train/q", "train/d", "train/dq", "train/loss"} <= set(history[0])
     assert history[-1]["train/q"] < history[0]["train/q"]  # the student moved q_x towards T(q_en)
     # The student learned German: it beats the teacher (its starting point) on dev German->English retrieval.
-    from relkt.metrics import LareqaEvaluator
     from relkt.data.selection import dev_pool
+    from relkt.metrics import LareqaEvaluator
 
     teacher_dev = LareqaEvaluator(dev_pool(cfg))(trainer.teacher)["xx_en"]["de"]["P@1"]
     assert summary["best"]["value"] > teacher_dev, (summary["best"], teacher_dev)
@@ -70,8 +79,12 @@ def test_student_learns_german_and_teacher_stays_bit_identical(synthetic_data, t
 
 
 def test_student_of_another_size_gets_a_projection(synthetic_data, teacher_dir, tmp_path):
-    cfg = student_config(tmp_path, synthetic_data, teacher_dir, **{
-        "student": {"spec": "ngram", "options": {"dim": 8, "num_buckets": 256}}, "distill.epochs": 1})
+    cfg = student_config(
+        tmp_path,
+        synthetic_data,
+        teacher_dir,
+        **{"student": {"spec": "ngram", "options": {"dim": 8, "num_buckets": 256}}, "distill.epochs": 1},
+    )
     assert train_student.main(["--config", str(cfg)]) == 0
     meta = json.loads((tmp_path / "run" / "best" / "relkt.json").read_text())
     assert meta["kind"] == "ngram+projection" and meta["dim"] == 16
@@ -90,7 +103,10 @@ def test_killed_student_run_resumes_and_matches(synthetic_data, teacher_dir, tmp
     assert "resumed from" in resumed.stdout + resumed.stderr
     ref = student_config(tmp_path / "b", synthetic_data, teacher_dir, **changes)
     assert train_student.main(["--config", str(ref)]) == 0
-    with np.load(tmp_path / "a" / "run" / "checkpoint" / "arrays.npz") as za, np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb:
+    with (
+        np.load(tmp_path / "a" / "run" / "checkpoint" / "arrays.npz") as za,
+        np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb,
+    ):
         for key in za.files:
             np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
 
@@ -110,7 +126,10 @@ def test_finished_run_trains_on_when_epochs_grow(synthetic_data, teacher_dir, tm
     ref = student_config(tmp_path / "b", synthetic_data, teacher_dir, **{"distill.epochs": 2})
     assert train_student.main(["--config", str(ref)]) == 0
     assert json.loads((tmp_path / "b" / "run" / "summary.json").read_text())["steps"] == summary["steps"]
-    with np.load(moved / "checkpoint" / "arrays.npz") as za, np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb:
+    with (
+        np.load(moved / "checkpoint" / "arrays.npz") as za,
+        np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb,
+    ):
         for key in za.files:
             np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
     steps = [json.loads(line)["step"] for line in (moved / "metrics.jsonl").read_text().splitlines()]
@@ -123,16 +142,23 @@ def test_finished_run_trains_on_when_epochs_grow(synthetic_data, teacher_dir, tm
 def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
     """A tiny BERT teacher that cannot read the synthetic Thai; the extended student gets its characters as
     new tokens, trains their rows, and its export tokenizes Thai without [UNK]; the teacher is untouched."""
+    from relkt.encoders import build_encoder
     from tests.conftest import make_synthetic_lareqa
     from tests.encoders.tiny_bert import VOCAB, tiny_bert
 
-    from relkt.encoders import build_encoder
-
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
     teacher = export_encoder(tiny_bert(), tmp_path / "teacher")
-    cfg = student_config(tmp_path, data, teacher, **{
-        "student": {"spec": f"bert:{teacher}", "extend_vocab": {"enabled": True}},
-        "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1})
+    cfg = student_config(
+        tmp_path,
+        data,
+        teacher,
+        **{
+            "student": {"spec": f"bert:{teacher}", "extend_vocab": {"enabled": True}},
+            "data.student_langs": ["th"],
+            "eval.primary_metric": "xx_en/th/P@1",
+            "distill.epochs": 1,
+        },
+    )
     trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
     added = trainer.vocab_extension.tokens
     # The synthetic "Thai" uses 26 letters; the English side is mostly outside the 40-word vocabulary too.
@@ -148,25 +174,38 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
     ids = np.asarray(best.tokenizer(["กขค ฆง"])[0])
     assert best.tokenizer.token_to_id("[UNK]") not in ids and len(ids) == 5
     # student.extend_vocab.pieces reaches the extension: learned Thai pieces join the vocabulary and the split.
-    cfg_pieces = student_config(tmp_path / "pieces", data, teacher, **{
-        "student": {"spec": f"bert:{teacher}", "extend_vocab": {"enabled": True, "pieces": 5}},
-        "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1"})
+    cfg_pieces = student_config(
+        tmp_path / "pieces",
+        data,
+        teacher,
+        **{
+            "student": {"spec": f"bert:{teacher}", "extend_vocab": {"enabled": True, "pieces": 5}},
+            "data.student_langs": ["th"],
+            "eval.primary_metric": "xx_en/th/P@1",
+        },
+    )
     ext = train_student.StudentTrainer(load_config(StudentConfig, cfg_pieces)).vocab_extension
     multi = [t for t in ext.tokens if len(t) > 1 and not t.startswith("##")]
     assert ext.learned_pieces == 5 and multi and all(t in ext.split_pattern for t in multi)
     # A hub: student (no vocabulary to grow) is refused with the fix in the message.
-    bad = student_config(tmp_path / "bad", data, teacher, **{"student": {"spec": f"hub:{teacher}", "extend_vocab": {"enabled": True}},
-                                                             "data.student_langs": ["th"]})
+    bad = student_config(
+        tmp_path / "bad",
+        data,
+        teacher,
+        **{"student": {"spec": f"hub:{teacher}", "extend_vocab": {"enabled": True}}, "data.student_langs": ["th"]},
+    )
     with pytest.raises(Exception, match="use student.spec=bert:"):
         train_student.StudentTrainer(load_config(StudentConfig, bad))
 
 
 def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, tmp_path):
-    from relkt.metrics import LareqaEvaluator
     from relkt.data.selection import dev_pool
+    from relkt.metrics import LareqaEvaluator
 
-    cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **{
-        "eval.at_start": True, "distill.epochs": 1}))
+    cfg = load_config(
+        StudentConfig,
+        student_config(tmp_path, synthetic_data, teacher_dir, **{"eval.at_start": True, "distill.epochs": 1}),
+    )
     trainer = train_student.StudentTrainer(cfg)
     teacher_dev = LareqaEvaluator(dev_pool(cfg))(trainer.teacher)["xx_en"]["de"]["P@1"]
     summary = trainer.run()
@@ -196,19 +235,29 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
 def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
     """The same extended student trained with new_rows_lr_multiplier 1 and 20: the new rows move about
     20 times as far (Adam's step is ~lr per step), the old rows about as far as before."""
+    from relkt.training.row_scaled_adam import RowScaledAdam
     from tests.conftest import make_synthetic_lareqa
     from tests.encoders.tiny_bert import tiny_bert
-
-    from relkt.training.row_scaled_adam import RowScaledAdam
 
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
     teacher = export_encoder(tiny_bert(), tmp_path / "teacher")
     moved = {}
     for mult in (1.0, 20.0):
-        cfg = student_config(tmp_path / f"m{mult:g}", data, teacher, **{
-            "student": {"spec": f"bert:{teacher}", "extend_vocab": {"enabled": True, "new_rows_lr_multiplier": mult}},
-            "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1,
-            "schedule.learning_rate": 1e-4})
+        cfg = student_config(
+            tmp_path / f"m{mult:g}",
+            data,
+            teacher,
+            **{
+                "student": {
+                    "spec": f"bert:{teacher}",
+                    "extend_vocab": {"enabled": True, "new_rows_lr_multiplier": mult},
+                },
+                "data.student_langs": ["th"],
+                "eval.primary_metric": "xx_en/th/P@1",
+                "distill.epochs": 1,
+                "schedule.learning_rate": 1e-4,
+            },
+        )
         trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
         assert isinstance(trainer.optimizer, RowScaledAdam) == (mult != 1.0)
         first = trainer.vocab_extension.first_id
@@ -223,9 +272,21 @@ def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
 
 @pytest.mark.parametrize("negatives", ["batch", "bank"])
 def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, teacher_dir, tmp_path, negatives):
-    cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **{
-        "distill.contrast": 1.0, "distill.temperature": 0.1, "distill.epochs": 2, "schedule.warmup_steps": 8,
-        "distill.negatives": negatives}))
+    cfg = load_config(
+        StudentConfig,
+        student_config(
+            tmp_path,
+            synthetic_data,
+            teacher_dir,
+            **{
+                "distill.contrast": 1.0,
+                "distill.temperature": 0.1,
+                "distill.epochs": 2,
+                "schedule.warmup_steps": 8,
+                "distill.negatives": negatives,
+            },
+        ),
+    )
     trainer = train_student.StudentTrainer(cfg)
     loss = trainer.model.loss
     assert loss.contrast == 1.0 and loss.temperature == 0.1 and loss.negatives == negatives
@@ -261,19 +322,26 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     """student.extend_vocab on a muse student (teacher: a relkt export of a tiny muse) takes the sentencepiece path:
     the characters of the synthetic Thai the tiny model lacks become pieces, their rows follow the table's, and the
     new-rows learning-rate multiplier scales exactly those rows."""
-    from tests.conftest import make_synthetic_lareqa
-    from tests.encoders.tiny_muse import tiny_muse_encoder
-
     from relkt.encoders.muse_encoder import MuseEncoder
     from relkt.training.row_scaled_adam import RowScaledAdam
+    from tests.conftest import make_synthetic_lareqa
+    from tests.encoders.tiny_muse import tiny_muse_encoder
 
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
     base = tiny_muse_encoder()
     teacher = export_encoder(base, tmp_path / "teacher")
-    cfg = student_config(tmp_path, data, teacher, **{
-        "teacher.spec": f"muse:{teacher}",
-        "student": {"extend_vocab": {"enabled": True, "new_rows_lr_multiplier": 10.0}},
-        "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1})
+    cfg = student_config(
+        tmp_path,
+        data,
+        teacher,
+        **{
+            "teacher.spec": f"muse:{teacher}",
+            "student": {"extend_vocab": {"enabled": True, "new_rows_lr_multiplier": 10.0}},
+            "data.student_langs": ["th"],
+            "eval.primary_metric": "xx_en/th/P@1",
+            "distill.epochs": 1,
+        },
+    )
     trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
     student, ext = trainer.student, trainer.vocab_extension
     assert isinstance(student, MuseEncoder) and student.added_rows_start == base.vocabulary_size == ext.first_id
@@ -282,9 +350,17 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     assert trainer.teacher.vocabulary_size == base.vocabulary_size  # the teacher keeps its vocabulary
     assert isinstance(trainer.optimizer, RowScaledAdam)
     # extend_vocab.piece_scripts reaches the extension (a script name RE2 does not know is refused there).
-    cfg = student_config(tmp_path / "scripts", data, teacher, **{
-        "teacher.spec": f"muse:{teacher}", "data.student_langs": ["th"], "eval.primary_metric": "xx_en/th/P@1",
-        "student": {"extend_vocab": {"enabled": True, "pieces": 20, "piece_scripts": ["Klingonish"]}}})
+    cfg = student_config(
+        tmp_path / "scripts",
+        data,
+        teacher,
+        **{
+            "teacher.spec": f"muse:{teacher}",
+            "data.student_langs": ["th"],
+            "eval.primary_metric": "xx_en/th/P@1",
+            "student": {"extend_vocab": {"enabled": True, "pieces": 20, "piece_scripts": ["Klingonish"]}},
+        },
+    )
     with pytest.raises(ConfigError, match="student.extend_vocab .*not all Unicode script names"):
         train_student.StudentTrainer(load_config(StudentConfig, cfg))
 
@@ -297,8 +373,13 @@ def write_corpus(folder, lang: str, n: int):
 
 def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthetic_data, teacher_dir, tmp_path):
     write_corpus(tmp_path / "corpus", "de", 30)
-    changes = {"data.corpus_dir": str(tmp_path / "corpus"), "data.corpus_pairs_per_lang": 16, "data.corpus_dev_pairs": 8,
-               "distill.epochs": 1, "eval.primary_metric": "corpus/P@1"}
+    changes = {
+        "data.corpus_dir": str(tmp_path / "corpus"),
+        "data.corpus_pairs_per_lang": 16,
+        "data.corpus_dev_pairs": 8,
+        "distill.epochs": 1,
+        "eval.primary_metric": "corpus/P@1",
+    }
     cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **changes))
     trainer = train_student.StudentTrainer(cfg)
     ex = trainer.examples
@@ -322,8 +403,12 @@ def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthet
 
 def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_path):
     write_corpus(tmp_path / "corpus", "de", 30)
-    changes = {"data.corpus_dir": str(tmp_path / "corpus"), "data.corpus_pairs_per_lang": 16, "data.corpus_dev_pairs": 8,
-               "distill.epochs": 1}
+    changes = {
+        "data.corpus_dir": str(tmp_path / "corpus"),
+        "data.corpus_pairs_per_lang": 16,
+        "data.corpus_dev_pairs": 8,
+        "distill.epochs": 1,
+    }
     cfg = student_config(tmp_path, synthetic_data, teacher_dir, **changes)
     assert train_student.main(["--config", str(cfg)]) == 0
     first = json.loads((tmp_path / "run" / "summary.json").read_text())
@@ -338,19 +423,29 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
     """student.language_rows on a muse student: only rows the Thai texts read and no other training text does (at
     max_other_count 1), pieces vocabulary extension added among them, may move; the network and every other row stay the
     teacher's, so English and German embed exactly as before, while Thai moves."""
+    from relkt.encoders.muse_encoder import MuseEncoder
+    from relkt.training.row_subset_adam import RowSubsetAdam
     from tests.conftest import make_synthetic_lareqa
     from tests.encoders.tiny_muse import tiny_muse_encoder
 
-    from relkt.encoders.muse_encoder import MuseEncoder
-    from relkt.training.row_subset_adam import RowSubsetAdam
-
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "de", "th"))
     teacher = export_encoder(tiny_muse_encoder(), tmp_path / "teacher")
-    cfg = student_config(tmp_path, data, teacher, **{
-        "teacher.spec": f"muse:{teacher}",
-        "student": {"extend_vocab": {"enabled": True, "init": "unk"}, "language_rows": {"langs": ["th"], "max_other_count": 1}},
-        "data.student_langs": ["de", "th"], "eval.primary_metric": "xx_en/th/P@1", "distill.epochs": 1,
-        "schedule.learning_rate": 0.05})
+    cfg = student_config(
+        tmp_path,
+        data,
+        teacher,
+        **{
+            "teacher.spec": f"muse:{teacher}",
+            "student": {
+                "extend_vocab": {"enabled": True, "init": "unk"},
+                "language_rows": {"langs": ["th"], "max_other_count": 1},
+            },
+            "data.student_langs": ["de", "th"],
+            "eval.primary_metric": "xx_en/th/P@1",
+            "distill.epochs": 1,
+            "schedule.learning_rate": 0.05,
+        },
+    )
     trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
     student, rows, first = trainer.student, trainer.language_rows, trainer.vocab_extension.first_id
     assert isinstance(student, MuseEncoder) and isinstance(trainer.optimizer, RowSubsetAdam)
@@ -373,7 +468,10 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
     for lang in ("en", "de"):  # their rows are all frozen: the same embeddings to the bit
         np.testing.assert_array_equal(student.encode(texts[lang]), start[lang])
     assert np.abs(student.encode(texts["th"]) - start["th"]).max() > 1e-3
-    assert json.loads((tmp_path / "run" / "summary.json").read_text())["language_rows"] == {"langs": ["th"], "rows": len(rows)}
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["language_rows"] == {
+        "langs": ["th"],
+        "rows": len(rows),
+    }
 
     # min_own_ratio reaches the choice. With no bar on the others' reads, ratio 0 also lets in the rows every text
     # reads (<s>, </s>); at 1000 a row any other text reads would need 1000 Thai reads for each of theirs, so exactly
@@ -381,25 +479,43 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
     loose = {"langs": ["th"], "max_other_count": 10**6}
     chosen = {}
     for ratio in (0.0, 1000.0):
-        other = student_config(tmp_path / f"ratio{ratio:g}", data, teacher, **{
-            "teacher.spec": f"muse:{teacher}", "data.student_langs": ["de", "th"], "eval.primary_metric": "xx_en/th/P@1",
-            "student": {"extend_vocab": {"enabled": True, "init": "unk"}, "language_rows": {**loose, "min_own_ratio": ratio}}})
+        other = student_config(
+            tmp_path / f"ratio{ratio:g}",
+            data,
+            teacher,
+            **{
+                "teacher.spec": f"muse:{teacher}",
+                "data.student_langs": ["de", "th"],
+                "eval.primary_metric": "xx_en/th/P@1",
+                "student": {
+                    "extend_vocab": {"enabled": True, "init": "unk"},
+                    "language_rows": {**loose, "min_own_ratio": ratio},
+                },
+            },
+        )
         chosen[ratio] = set(train_student.StudentTrainer(load_config(StudentConfig, other)).language_rows.tolist())
     assert chosen[1000.0] == set(rows.tolist()) and chosen[0.0] - chosen[1000.0] >= {student.bos_id, student.eos_id}
 
 
 def test_language_rows_need_training_text_in_their_languages_and_a_trainable_table(synthetic_data, tmp_path):
+    from relkt.errors import ConfigError
     from tests.encoders.tiny_muse import tiny_muse_encoder
 
-    from relkt.errors import ConfigError
-
     teacher = export_encoder(tiny_muse_encoder(freeze_token_embedding=True), tmp_path / "teacher")
-    cfg = student_config(tmp_path, synthetic_data, teacher, **{
-        "teacher.spec": f"muse:{teacher}", "student.language_rows.langs": ["el"]})
+    cfg = student_config(
+        tmp_path, synthetic_data, teacher, **{"teacher.spec": f"muse:{teacher}", "student.language_rows.langs": ["el"]}
+    )
     with pytest.raises(ConfigError, match="no training example in el"):
         train_student.StudentTrainer(load_config(StudentConfig, cfg))
-    for setting in ({"language_rows": {"langs": ["de"]}}, {"extend_vocab": {"enabled": True, "new_rows_lr_multiplier": 5.0}}):
-        frozen = student_config(tmp_path, synthetic_data, teacher, **{
-            "teacher.spec": f"muse:{teacher}", "student": {"options": {"freeze_token_embedding": True}, **setting}})
+    for setting in (
+        {"language_rows": {"langs": ["de"]}},
+        {"extend_vocab": {"enabled": True, "new_rows_lr_multiplier": 5.0}},
+    ):
+        frozen = student_config(
+            tmp_path,
+            synthetic_data,
+            teacher,
+            **{"teacher.spec": f"muse:{teacher}", "student": {"options": {"freeze_token_embedding": True}, **setting}},
+        )
         with pytest.raises(ConfigError, match="token table is frozen"):
             train_student.StudentTrainer(load_config(StudentConfig, frozen))

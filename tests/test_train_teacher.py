@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 import yaml
 
-from tests.conftest import kill_mid_epoch, set_nested
-
 from relkt import train_teacher
+from tests.conftest import kill_mid_epoch, set_nested
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,8 +65,11 @@ def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path)
 def test_dev_selection_on_the_article_unit_reports_what_relkt_evaluate_scores(synthetic_data, tmp_path):
     from relkt import evaluate
 
-    cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 0, "eval.xx_en_units": ["article"],
-                                                   "eval.primary_metric": "xx_en_article/P@1"})
+    cfg = tiny_config(
+        tmp_path,
+        synthetic_data,
+        **{"mining.online_epochs": 0, "eval.xx_en_units": ["article"], "eval.primary_metric": "xx_en_article/P@1"},
+    )
     assert train_teacher.main(["--config", str(cfg)]) == 0
     out = tmp_path / "run"
     history = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
@@ -77,17 +79,39 @@ def test_dev_selection_on_the_article_unit_reports_what_relkt_evaluate_scores(sy
     best = next(h for h in history if h["step"] == summary["best"]["step"])
     # relkt.evaluate on the best export, the run's dev split, every English article of the data set as candidates.
     scores = tmp_path / "best.json"
-    assert evaluate.main(["--config", str(out / "config.yaml"), "--split", "dev", "--xx-en-unit", "article",
-                          "--no-progress", "--output", str(scores)]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--config",
+                str(out / "config.yaml"),
+                "--split",
+                "dev",
+                "--xx-en-unit",
+                "article",
+                "--no-progress",
+                "--output",
+                str(scores),
+            ]
+        )
+        == 0
+    )
     article = json.loads(scores.read_text())["xx_en_article"]
     assert article["de"]["P@1"] == pytest.approx(best["dev/xx_en_article/de/P@1"], abs=1e-9)
     assert np.mean([v["P@1"] for v in article.values()]) == pytest.approx(summary["best"]["value"], abs=1e-9)
 
 
 def test_lr_halves_on_plateau_and_early_stop_ends_cleanly(synthetic_data, tmp_path):
-    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.learning_rate": 1e-9, "schedule.lr_patience": 1,
-                                                   "schedule.early_stop_patience": 3, "eval.every_steps": 2,
-                                                   "schedule.min_learning_rate": 1e-12})
+    cfg = tiny_config(
+        tmp_path,
+        synthetic_data,
+        **{
+            "schedule.learning_rate": 1e-9,
+            "schedule.lr_patience": 1,
+            "schedule.early_stop_patience": 3,
+            "eval.every_steps": 2,
+            "schedule.min_learning_rate": 1e-12,
+        },
+    )
     assert train_teacher.main(["--config", str(cfg)]) == 0
     out = tmp_path / "run"
     history = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
@@ -98,8 +122,14 @@ def test_lr_halves_on_plateau_and_early_stop_ends_cleanly(synthetic_data, tmp_pa
 
 
 def run_cli(cfg, env):
-    return subprocess.Popen([sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def test_killed_run_resumes_and_matches_an_uninterrupted_one(synthetic_data, tmp_path):
@@ -122,7 +152,10 @@ def test_killed_run_resumes_and_matches_an_uninterrupted_one(synthetic_data, tmp
     a = json.loads((tmp_path / "a" / "run" / "summary.json").read_text())
     b = json.loads((tmp_path / "b" / "run" / "summary.json").read_text())
     assert a["steps"] == b["steps"] and a["best"]["value"] == pytest.approx(b["best"]["value"])
-    with np.load(tmp_path / "a" / "run" / "checkpoint" / "arrays.npz") as za, np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb:
+    with (
+        np.load(tmp_path / "a" / "run" / "checkpoint" / "arrays.npz") as za,
+        np.load(tmp_path / "b" / "run" / "checkpoint" / "arrays.npz") as zb,
+    ):
         for key in za.files:
             np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
 
@@ -131,7 +164,9 @@ def test_positives_per_question_keeps_own_language_and_samples_the_rest(syntheti
     from relkt.config import TeacherConfig, load_config
     from relkt.mining import TripletNegatives
 
-    cfg = tiny_config(tmp_path, synthetic_data, **{"data.answer_langs": ["en", "de"], "triplet.positives_per_question": 1})
+    cfg = tiny_config(
+        tmp_path, synthetic_data, **{"data.answer_langs": ["en", "de"], "triplet.positives_per_question": 1}
+    )
     trainer = train_teacher.TeacherTrainer(load_config(TeacherConfig, cfg))
     # 42 English questions, each with gold answers in en and de; one positive each: the English one.
     assert len(trainer.triplets.anchor_q) == 42

@@ -47,13 +47,30 @@ def test_evaluate_writes_per_question_scores_that_compare_tests(tiny_data, tmp_p
     from relkt import evaluate
 
     out = tmp_path / "a" / "test.json"
-    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all", "--output", str(out), "--no-progress"]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--encoder",
+                "ngram",
+                "--data-dir",
+                str(tiny_data),
+                "--split",
+                "all",
+                "--output",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     with np.load(tmp_path / "a" / "test.per_question.npz") as z:
         assert sorted(z["lang"].tolist()) == ["de"] * 6 + ["en"] * 6 and len(set(z["qas_id"].tolist())) == 6
         # The per-question values average to the summary the JSON reports.
         assert np.isclose(z["AP"].mean(), json.loads(out.read_text())["lareqa"]["mAP"])
         assert np.isclose(z["xx_en_hit1"][z["lang"] == "de"].mean(), json.loads(out.read_text())["xx_en"]["de"]["P@1"])
-        assert np.isclose(z["bitext_hit1"][z["lang"] == "de"].mean(), json.loads(out.read_text())["bitext"]["de"]["P@1"])
+        assert np.isclose(
+            z["bitext_hit1"][z["lang"] == "de"].mean(), json.loads(out.read_text())["bitext"]["de"]["P@1"]
+        )
         assert np.isnan(z["bitext_hit1"][z["lang"] == "en"]).all()
     capsys.readouterr()
     assert load("compare").main([str(out), str(out)]) == 0
@@ -68,8 +85,10 @@ def test_evaluate_writes_per_question_scores_that_compare_tests(tiny_data, tmp_p
 def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, capsys):
     import numpy as np
 
-    results = {"lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}, "en": {"mAP": 0.5}}},
-               "xx_en": {"de": {"P@1": 0.5}, "en": {"P@1": 0.5}}}
+    results = {
+        "lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}, "en": {"mAP": 0.5}}},
+        "xx_en": {"de": {"P@1": 0.5}, "en": {"P@1": 0.5}},
+    }
     ids = np.array([f"q{i}" for i in range(30)] * 2)
     langs = np.array(["de"] * 30 + ["en"] * 30)
     # Run a gets German questions q0..q9 right at P@1, run b q5..q29: only a = 5 (q0-q4), only b = 20 (q10-q29).
@@ -80,15 +99,29 @@ def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, cap
         order = np.arange(60)[::-1] if name == "b" else np.arange(60)  # b stored in another order
         # Translation retrieval: German the other way round (b finds the twin of q0-q9 only, a of every one but q0);
         # English questions have no bitext value (NaN).
-        bitext = np.r_[np.arange(30) >= 1, np.full(30, np.nan)] if name == "a" else np.r_[np.arange(30) < 10, np.full(30, np.nan)]
-        np.savez(tmp_path / f"{name}.per_question.npz", qas_id=ids[order], lang=langs[order], AP=hit[order],
-                 xx_en_hit1=hit[order], bitext_hit1=bitext[order].astype(float))
+        bitext = (
+            np.r_[np.arange(30) >= 1, np.full(30, np.nan)]
+            if name == "a"
+            else np.r_[np.arange(30) < 10, np.full(30, np.nan)]
+        )
+        np.savez(
+            tmp_path / f"{name}.per_question.npz",
+            qas_id=ids[order],
+            lang=langs[order],
+            AP=hit[order],
+            xx_en_hit1=hit[order],
+            bitext_hit1=bitext[order].astype(float),
+        )
     assert load("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
     printed = capsys.readouterr().out
-    # 25 discordant pairs: chi2 = (|5 - 20| - 1)^2 / 25 = 7.84, p = 0.0051. mAP (AP = hit here): +15/30 = +50 points for de.
+    # 25 discordant pairs: chi2 = (|5 - 20| - 1)^2 / 25 = 7.84, p = 0.0051.
+    # mAP (AP = hit here): +15/30 = +50 points for de.
     assert "| de | +50.00* |" in printed and "| 5 / 20 | 0.005* |" in printed
     # English questions (EN->EN): both runs right on all 30; the overall row counts only non-English questions.
-    assert "| en | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed and "| all (XX->EN: non-English) | +25.00* |" in printed
+    assert (
+        "| en | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed
+        and "| all (XX->EN: non-English) | +25.00* |" in printed
+    )
     assert "| 5 / 20 | 0.005* |" in printed.split("| all")[-1]
     # Bitext: only a = q10-q29 (20), only b = q0 (1): chi2 = (19 - 1)^2 / 21 = 15.43, p < 0.001; English: no row value.
     assert "| de | +50.00* |" in printed and "| 5 / 20 | 0.005* | 20 / 1 | 0.000* |" in printed
@@ -98,18 +131,30 @@ def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, cap
 def test_compare_tests_the_xx_en_unit_it_is_asked_for(tmp_path, capsys):
     import numpy as np
 
-    results = {"lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}}}, "xx_en": {"de": {"P@1": 1.0}},
-               "xx_en_article": {"de": {"P@1": 0.5}}}
+    results = {
+        "lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}}},
+        "xx_en": {"de": {"P@1": 1.0}},
+        "xx_en_article": {"de": {"P@1": 0.5}},
+    }
     ids, langs = np.array([f"q{i}" for i in range(30)]), np.array(["de"] * 30)
     # Article hits: a gets q0-q9, b q5-q29 (only a 5, only b 20: p = 0.005); both get every pool (sentence) hit.
     for name, hit in (("a", np.arange(30) < 10), ("b", np.arange(30) >= 5)):
         (tmp_path / f"{name}.json").write_text(json.dumps(results))
-        np.savez(tmp_path / f"{name}.per_question.npz", qas_id=ids, lang=langs, AP=np.full(30, 0.5),
-                 xx_en_hit1=np.ones(30), xx_en_article_hit1=hit.astype(float))
+        np.savez(
+            tmp_path / f"{name}.per_question.npz",
+            qas_id=ids,
+            lang=langs,
+            AP=np.full(30, 0.5),
+            xx_en_hit1=np.ones(30),
+            xx_en_article_hit1=hit.astype(float),
+        )
     paths = [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
     assert load("compare").main(paths) == 0
     printed = capsys.readouterr().out  # mAP a, b | XX->EN P@1 a, b
-    assert "| de | 50.00 | 50.00 | 100.00 | 100.00 |" in printed and "| de | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed
+    assert (
+        "| de | 50.00 | 50.00 | 100.00 | 100.00 |" in printed
+        and "| de | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed
+    )
     assert load("compare").main(paths + ["--xx-en-unit", "article"]) == 0
     printed = capsys.readouterr().out
     assert "| a XX->EN article P@1 |" in printed and "| de | 50.00 | 50.00 | 50.00 | 50.00 |" in printed
@@ -147,9 +192,31 @@ def test_cross_encode_pairs_question_and_candidate_encoders(synthetic_data, tmp_
     # The CLI prints the table and writes JSON.
     t, s = export_encoder(teacher, tmp_path / "t"), export_encoder(student, tmp_path / "s")
     out = tmp_path / "cross.json"
-    assert module.main(["--teacher", f"hub:{t}", "--student", f"hub:{s}", "--data-dir", str(synthetic_data),
-                        "--split", "all", "--langs", "de,en", "--output", str(out)]) == 0
-    assert "| de |" in capsys.readouterr().out and set(json.loads(out.read_text())["xx_en"]) == {"T/T", "S/S", "S/T", "T/S"}
+    assert (
+        module.main(
+            [
+                "--teacher",
+                f"hub:{t}",
+                "--student",
+                f"hub:{s}",
+                "--data-dir",
+                str(synthetic_data),
+                "--split",
+                "all",
+                "--langs",
+                "de,en",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert "| de |" in capsys.readouterr().out and set(json.loads(out.read_text())["xx_en"]) == {
+        "T/T",
+        "S/S",
+        "S/T",
+        "T/S",
+    }
 
 
 def test_compare_names_a_missing_or_malformed_results_file(tmp_path, capsys):
@@ -182,10 +249,19 @@ def test_check_expected_passes_inside_the_ranges_and_names_what_falls_outside(tm
         paths[model] = tmp_path / f"{model}.json"
         paths[model].write_text(json.dumps(results(m, p1)))
     expected = tmp_path / "expected.yaml"
-    expected.write_text("ranges:\n  student:\n    lareqa/el/mAP: [5, 9]\nincreasing: [lareqa/el/mAP]\n"
-                        "student_above_teacher: [xx_en/el/P@1]\n")
-    argv = [str(expected), "--zero-shot", str(paths["zero_shot"]), "--teacher", str(paths["teacher"]),
-            "--student", str(paths["student"])]
+    expected.write_text(
+        "ranges:\n  student:\n    lareqa/el/mAP: [5, 9]\nincreasing: [lareqa/el/mAP]\n"
+        "student_above_teacher: [xx_en/el/P@1]\n"
+    )
+    argv = [
+        str(expected),
+        "--zero-shot",
+        str(paths["zero_shot"]),
+        "--teacher",
+        str(paths["teacher"]),
+        "--student",
+        str(paths["student"]),
+    ]
     assert load("check_expected").main(argv) == 0
     assert "3 of 3 checks inside" in capsys.readouterr().out
     # The teacher's Greek P@1 no longer below the student's, nor the mAP chain: both named, exit 1.
@@ -204,17 +280,23 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
     from relkt.data import LareqaPool
 
     teacher = tiny_config(tmp_path / "t", synthetic_data, **{"mining.online_epochs": 0, "eval.every_steps": 50})
-    student = student_config(tmp_path / "s", synthetic_data, tmp_path / "t" / "run" / "best",
-                             **{"distill.epochs": 1, "eval.every_steps": 50})
+    student = student_config(
+        tmp_path / "s", synthetic_data, tmp_path / "t" / "run" / "best", **{"distill.epochs": 1, "eval.every_steps": 50}
+    )
     out = tmp_path / "cv"
     argv = ["--folds", "2", "--teacher-config", str(teacher), "--student-config", str(student), "--output", str(out)]
     crossval = load("crossval")
     assert crossval.main(argv + ["--only-folds", "0"]) == 0
-    assert "pooled tables once all 2 folds are scored" in capsys.readouterr().out and not (out / "student.json").exists()
+    assert (
+        "pooled tables once all 2 folds are scored" in capsys.readouterr().out and not (out / "student.json").exists()
+    )
     fold0 = (out / "fold0" / "teacher" / "summary.json").read_bytes(), (out / "fold0" / "student.json").read_bytes()
     assert crossval.main(argv) == 0
     assert "kept " + str(out / "fold0" / "student.json") in capsys.readouterr().out
-    assert ((out / "fold0" / "teacher" / "summary.json").read_bytes(), (out / "fold0" / "student.json").read_bytes()) == fold0
+    assert (
+        (out / "fold0" / "teacher" / "summary.json").read_bytes(),
+        (out / "fold0" / "student.json").read_bytes(),
+    ) == fold0
     saved = yaml.safe_load((out / "fold1" / "student" / "config.yaml").read_text())
     assert saved["data"]["folds"] == 2 and saved["data"]["fold"] == 1
     assert saved["teacher"]["spec"] == f"hub:{out / 'fold1' / 'teacher'}/best"  # each fold distils its own teacher
@@ -233,25 +315,38 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
     best.write_text(best.read_text().replace('"training"', '"exported_again": true, "training"', 1))
     assert crossval.main(argv) == 0
     printed = capsys.readouterr().out
-    assert f"rescoring {out / 'fold0' / 'student.json'}" in printed and f"kept {out / 'fold1' / 'student.json'}" in printed
+    assert (
+        f"rescoring {out / 'fold0' / 'student.json'}" in printed and f"kept {out / 'fold1' / 'student.json'}" in printed
+    )
     assert f"kept {out / 'fold0' / 'teacher.json'}" in printed
-    assert json.loads((out / "fold0" / "student.json").read_text())["setup"]["export"] == \
-        hashlib.sha256(best.read_bytes()).hexdigest()
+    assert (
+        json.loads((out / "fold0" / "student.json").read_text())["setup"]["export"]
+        == hashlib.sha256(best.read_bytes()).hexdigest()
+    )
 
 
 def test_compare_english_gap_sets_each_language_beside_its_english_originals(tmp_path, capsys):
     import numpy as np
 
-    results = {"lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}, "en": {"mAP": 0.5}}},
-               "xx_en": {"de": {"P@1": 0.5}, "en": {"P@1": 0.5}}, "xx_en_article": {"de": {"P@1": 0.2}, "en": {"P@1": 0.9}}}
+    results = {
+        "lareqa": {"mAP": 0.5, "per_language": {"de": {"mAP": 0.5}, "en": {"mAP": 0.5}}},
+        "xx_en": {"de": {"P@1": 0.5}, "en": {"P@1": 0.5}},
+        "xx_en_article": {"de": {"P@1": 0.2}, "en": {"P@1": 0.9}},
+    }
     ids = np.array([f"q{i}" for i in range(30)] * 2)
     langs = np.array(["de"] * 30 + ["en"] * 30)
     # Articles: German gets q0-q5 (6 / 30 = 20%), English q0-q26 (27 / 30 = 90%): only English 21 (q6-q26), only
     # German 0: chi2 = (21 - 1)^2 / 21 = 19.05, p < 0.001. The pool (sentence) hits are all right in both languages.
     article = np.r_[np.arange(30) < 6, np.arange(30) < 27].astype(float)
     (tmp_path / "t.json").write_text(json.dumps(results))
-    np.savez(tmp_path / "t.per_question.npz", qas_id=ids, lang=langs, AP=np.full(60, 0.5), xx_en_hit1=np.ones(60),
-             xx_en_article_hit1=article)
+    np.savez(
+        tmp_path / "t.per_question.npz",
+        qas_id=ids,
+        lang=langs,
+        AP=np.full(60, 0.5),
+        xx_en_hit1=np.ones(60),
+        xx_en_article_hit1=article,
+    )
     compare = load("compare")
     assert compare.main([str(tmp_path / "t.json"), "--english-gap", "--xx-en-unit", "article"]) == 0
     printed = capsys.readouterr().out

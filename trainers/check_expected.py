@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import yaml
 
@@ -52,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python trainers/check_expected.py", description=__doc__.split("\n")[0])
     p.add_argument("expected", help="YAML of ranges and orderings (trainers/expected/*.yaml)")
     for model in MODELS:
-        p.add_argument(f"--{model.replace('_', '-')}", required=True, help=f"the {model} results JSON of relkt.evaluate")
+        p.add_argument(
+            f"--{model.replace('_', '-')}", required=True, help=f"the {model} results JSON of relkt.evaluate"
+        )
     args = p.parse_args(argv)
     try:
         expected = yaml.safe_load(Path(args.expected).read_text())
@@ -64,7 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for ok, line in lines:
         print(("ok    " if ok else "OUT   ") + line)
     failed = sum(not ok for ok, _ in lines)
-    print(f"{len(lines) - failed} of {len(lines)} checks inside the expected ranges" + (f"; {failed} outside" if failed else ""))
+    print(
+        f"{len(lines) - failed} of {len(lines)} checks inside the expected ranges"
+        + (f"; {failed} outside" if failed else "")
+    )
     return 1 if failed else 0
 
 

@@ -5,7 +5,8 @@ whether each run's differences from the one before it are significant.
 
 Significance needs the per-question scores relkt.evaluate writes beside each result
 (`test.per_question.npz`): a paired bootstrap CI of the LAReQA mAP difference and McNemar's test on
-XX->EN P@1 (and on translation retrieval, Q>Qen P@1, where both files have it), per question language, over the same questions (matched by qas_id and language).
+XX->EN P@1 (and on translation retrieval, Q>Qen P@1, where both files have it), per question language, over the
+same questions (matched by qas_id and language).
 `--english-gap` adds, for each run, every language's XX->EN P@1 beside that of the same questions asked in English:
 what stage 2's question term, S(q_x) -> T(q_en), could reach at most with that model as the teacher.
 """
@@ -16,8 +17,8 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -29,19 +30,34 @@ from relkt.io import atomic_write_text
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python trainers/compare.py", description=__doc__.split("\n")[0])
     p.add_argument("results", nargs="+", help="results JSON files written by relkt.evaluate --output")
-    p.add_argument("--against", choices=("previous", "first"), default="previous",
-                   help="significance of each run against the run before it, or against the first")
+    p.add_argument(
+        "--against",
+        choices=("previous", "first"),
+        default="previous",
+        help="significance of each run against the run before it, or against the first",
+    )
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the mAP CI (default: 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: 0)")
-    p.add_argument("--xx-en-unit", choices=("pool", "article", "paragraph", "sentence"), default="pool",
-                   help="which XX->EN to show and test: pool = the scored split's English sentences (relkt's dev metric), "
-                   "article/paragraph/sentence = CL-ReLKT's protocol over every English unit of the data set "
-                   "(article is the paper's table; default: pool)")
-    p.add_argument("--english-gap", action="store_true",
-                   help="also show, for each run, every language's XX->EN P@1 against its questions' English originals "
-                   "scored by the same model: what stage 2's question term alone could reach (McNemar per language)")
-    p.add_argument("--output", default=None, help="write the tables as Markdown here (default: comparison.md in the "
-                   "folder that holds all the results files)")
+    p.add_argument(
+        "--xx-en-unit",
+        choices=("pool", "article", "paragraph", "sentence"),
+        default="pool",
+        help="which XX->EN to show and test: pool = the scored split's English sentences (relkt's dev metric), "
+        "article/paragraph/sentence = CL-ReLKT's protocol over every English unit of the data set "
+        "(article is the paper's table; default: pool)",
+    )
+    p.add_argument(
+        "--english-gap",
+        action="store_true",
+        help="also show, for each run, every language's XX->EN P@1 against its questions' English originals "
+        "scored by the same model: what stage 2's question term alone could reach (McNemar per language)",
+    )
+    p.add_argument(
+        "--output",
+        default=None,
+        help="write the tables as Markdown here (default: comparison.md in the "
+        "folder that holds all the results files)",
+    )
     return p.parse_args(argv)
 
 
@@ -60,8 +76,10 @@ def xx_en_key(unit: str) -> str:
 def side_by_side(names: list[str], results: list[dict], unit: str = "pool") -> list[str]:
     langs = sorted(results[0]["lareqa"]["per_language"])
     key, label = xx_en_key(unit), "XX->EN P@1" if unit == "pool" else f"XX->EN {unit} P@1"
-    lines = ["| lang | " + " | ".join(f"{n} mAP" for n in names) + " | " + " | ".join(f"{n} {label}" for n in names) + " |",
-             "|---" * (1 + 2 * len(names)) + "|"]
+    lines = [
+        "| lang | " + " | ".join(f"{n} mAP" for n in names) + " | " + " | ".join(f"{n} {label}" for n in names) + " |",
+        "|---" * (1 + 2 * len(names)) + "|",
+    ]
     for lang in langs:
         maps = [f"{100 * r['lareqa']['per_language'][lang]['mAP']:.2f}" for r in results]
         p1 = [f"{100 * r[key][lang]['P@1']:.2f}" if lang in r.get(key, {}) else "-" for r in results]
@@ -70,8 +88,15 @@ def side_by_side(names: list[str], results: list[dict], unit: str = "pool") -> l
     p1 = [f"{100 * np.mean([v['P@1'] for v in r[key].values()]):.2f} (mean)" if r.get(key) else "-" for r in results]
     lines.append("| all | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
     if all(r.get("bitext") for r in results):  # translation retrieval: files written before it lack it
-        lines += ["", "| lang | " + " | ".join(f"{n} Q>Qen P@1" for n in names) + " | " + " | ".join(f"{n} cos" for n in names) + " |",
-                  "|---" * (1 + 2 * len(names)) + "|"]
+        lines += [
+            "",
+            "| lang | "
+            + " | ".join(f"{n} Q>Qen P@1" for n in names)
+            + " | "
+            + " | ".join(f"{n} cos" for n in names)
+            + " |",
+            "|---" * (1 + 2 * len(names)) + "|",
+        ]
         for lang in sorted(results[0]["bitext"]):
             p1 = [f"{100 * r['bitext'][lang]['P@1']:.2f}" if lang in r["bitext"] else "-" for r in results]
             cos = [f"{r['bitext'][lang]['cos']:.3f}" if lang in r["bitext"] else "-" for r in results]
@@ -82,7 +107,9 @@ def side_by_side(names: list[str], results: list[dict], unit: str = "pool") -> l
 def load_per_question(path: Path) -> dict[str, np.ndarray]:
     npz = per_question_path(path)
     if not npz.exists():
-        raise FileNotFoundError(f"{npz}: no per-question scores beside {path}; re-run relkt.evaluate with --output {path}")
+        raise FileNotFoundError(
+            f"{npz}: no per-question scores beside {path}; re-run relkt.evaluate with --output {path}"
+        )
     with np.load(npz) as z:
         return {k: z[k] for k in z.files}
 
@@ -120,12 +147,15 @@ def significance_rows(a: dict, b: dict, n_boot: int, seed: int, unit: str = "poo
 def significance_lines(a_name: str, b_name: str, rows: list[dict], unit: str = "pool") -> list[str]:
     with_bitext = any("bitext_P@1" in r for r in rows)
     label = "XX->EN" if unit == "pool" else f"XX->EN ({unit})"
-    lines = [f"{b_name} vs {a_name}: mAP difference (points, 95% paired-bootstrap CI) and {label} P@1 McNemar "
-             f"(questions only {a_name} / only {b_name} got right, p)"
-             + (", the same for Q>Qen (bitext) P@1" if with_bitext else "") + "; * = significant at 0.05",
-             "| lang | mAP delta | 95% CI | XX->EN P@1 only a / only b | McNemar p |"
-             + (" Q>Qen P@1 only a / only b | McNemar p |" if with_bitext else ""),
-             "|---|---|---|---|---|" + ("---|---|" if with_bitext else "")]
+    lines = [
+        f"{b_name} vs {a_name}: mAP difference (points, 95% paired-bootstrap CI) and {label} P@1 McNemar "
+        f"(questions only {a_name} / only {b_name} got right, p)"
+        + (", the same for Q>Qen (bitext) P@1" if with_bitext else "")
+        + "; * = significant at 0.05",
+        "| lang | mAP delta | 95% CI | XX->EN P@1 only a / only b | McNemar p |"
+        + (" Q>Qen P@1 only a / only b | McNemar p |" if with_bitext else ""),
+        "|---|---|---|---|---|" + ("---|---|" if with_bitext else ""),
+    ]
 
     def mcnemar_cells(x: dict | None) -> str:
         if not x:
@@ -148,14 +178,18 @@ def english_gap_lines(name: str, per_question: dict, unit: str = "pool") -> list
     if key not in per_question:
         raise ValueError(f"its per-question scores have no {key} (score it with relkt.evaluate --xx-en-unit {unit})")
     rows = gap_to_english(per_question["lang"], per_question["qas_id"], per_question[key])
-    lines = [f"{name}: {label} P@1 of each language beside its questions' English originals, same model (questions "
-             "only English / only X got right, McNemar p); * = significant at 0.05",
-             "| lang | P@1 | English originals' P@1 | gap (points) | only English / only X | McNemar p | questions |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"{name}: {label} P@1 of each language beside its questions' English originals, same model (questions "
+        "only English / only X got right, McNemar p); * = significant at 0.05",
+        "| lang | P@1 | English originals' P@1 | gap (points) | only English / only X | McNemar p | questions |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for lang, r in rows.items():
-        lines.append(f"| {lang} | {100 * r['P@1']:.2f} | {100 * r['english_P@1']:.2f} | {100 * r['gap']:+.2f} | "
-                     f"{r['only_english']} / {r['only_x']} | {r['p_value']:.3f}{'*' if r['p_value'] < 0.05 else ''} | "
-                     f"{r['n_questions']} |")
+        lines.append(
+            f"| {lang} | {100 * r['P@1']:.2f} | {100 * r['english_P@1']:.2f} | {100 * r['gap']:+.2f} | "
+            f"{r['only_english']} / {r['only_x']} | {r['p_value']:.3f}{'*' if r['p_value'] < 0.05 else ''} | "
+            f"{r['n_questions']} |"
+        )
     return lines
 
 
@@ -167,14 +201,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             results.append(json.loads(path.read_text()))
         except FileNotFoundError:
-            print(f"error: {path}: no such results file (write it with python -m relkt.evaluate --output {path})", file=sys.stderr)
+            print(
+                f"error: {path}: no such results file (write it with python -m relkt.evaluate --output {path})",
+                file=sys.stderr,
+            )
             return 2
         except json.JSONDecodeError as e:
             print(f"error: {path}: not a results JSON ({e})", file=sys.stderr)
             return 2
     names = [name_of(p) for p in paths]
-    lines = ["# " + " vs ".join(names), "", "Test scores in %; " + ", ".join(f"`{n}`: `{p}`" for n, p in zip(names, paths)) + ".",
-             "", *side_by_side(names, results, args.xx_en_unit)]
+    lines = [
+        "# " + " vs ".join(names),
+        "",
+        "Test scores in %; " + ", ".join(f"`{n}`: `{p}`" for n, p in zip(names, paths)) + ".",
+        "",
+        *side_by_side(names, results, args.xx_en_unit),
+    ]
     for i in range(1, len(paths)):
         j = 0 if args.against == "first" else i - 1
         try:
@@ -192,7 +234,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lines += ["", f"(no gap to English for {name}: {e})"]
     text = "\n".join(lines) + "\n"
     print(text, end="")
-    output = Path(args.output) if args.output else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"
+    output = (
+        Path(args.output)
+        if args.output
+        else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"
+    )
     atomic_write_text(output, text)
     print(f"\nwrote {output}")
     return 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,7 +29,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python trainers/cross_encode.py", description=__doc__.split("\n")[0])
     p.add_argument("--teacher", required=True, help="encoder spec of the teacher (hub:RUN/best, ...)")
     p.add_argument("--student", required=True, help="encoder spec of the student")
-    p.add_argument("--data-dir", default=None, help="the QA source: a folder of XQuAD-R {lang}.json files, an MLQA folder or a .jsonl file (default: $RELKT_DATA_DIR)")
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        help=(
+            "the QA source: a folder of XQuAD-R {lang}.json files, an MLQA folder or a .jsonl file "
+            "(default: $RELKT_DATA_DIR)"
+        ),
+    )
     p.add_argument("--split", default="dev", help="article-level split (default: dev)")
     p.add_argument("--langs", default="", help="question languages, comma-separated (default: all)")
     p.add_argument("--output", default=None, help="also write the numbers as JSON here")
@@ -45,8 +52,10 @@ def cross_encode(teacher, student, pool, batch_size: int = 128) -> dict:
     langs = np.asarray(pool.question_langs)
     pairings = {"T/T": (qt, ct), "S/S": (qs, cs), "S/T": (qs, ct), "T/S": (qt, cs)}
     xx = {name: {lang: r["P@1"] for lang, r in ev.compute(q, c)["xx_en"].items()} for name, (q, c) in pairings.items()}
-    norms = {name: {lang: float(np.linalg.norm(q[langs == lang].mean(0))) for lang in sorted(set(langs))}
-             for name, q in (("teacher", qt), ("student", qs))}
+    norms = {
+        name: {lang: float(np.linalg.norm(q[langs == lang].mean(0))) for lang in sorted(set(langs))}
+        for name, q in (("teacher", qt), ("student", qs))
+    }
     return {"xx_en": xx, "mean_norm": norms}
 
 
@@ -57,7 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         pool = LareqaPool.load(args.data_dir, split=args.split)
         langs = [x.strip() for x in args.langs.split(",") if x.strip()] or pool.langs
         pool = pool.subset(question_langs=langs, candidate_langs=["en"])
-        result = cross_encode(build_encoder(args.teacher, trainable=False), build_encoder(args.student, trainable=False), pool)
+        result = cross_encode(
+            build_encoder(args.teacher, trainable=False), build_encoder(args.student, trainable=False), pool
+        )
     except RelktError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -70,7 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         cells += [f"{result['mean_norm'][m][lang]:.3f}" for m in ("teacher", "student")]
         print(f"| {lang} | " + " | ".join(cells) + " |")
     if args.output:
-        atomic_write_json(args.output, {"teacher": args.teacher, "student": args.student, "split": args.split, **result})
+        atomic_write_json(
+            args.output, {"teacher": args.teacher, "student": args.student, "split": args.split, **result}
+        )
     return 0
 
 

@@ -21,8 +21,8 @@ import hashlib
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import yaml
@@ -38,23 +38,40 @@ MODELS = ("zero_shot", "teacher", "student")
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python trainers/crossval.py", description=__doc__.split("\n")[0])
     p.add_argument("--folds", type=int, default=5, help="number of article folds (default: 5)")
-    p.add_argument("--only-folds", default=None, help="comma-separated folds to run now, e.g. 0,1 (default: all); the "
-                   "pooled tables are written once every fold is scored")
+    p.add_argument(
+        "--only-folds",
+        default=None,
+        help="comma-separated folds to run now, e.g. 0,1 (default: all); the "
+        "pooled tables are written once every fold is scored",
+    )
     p.add_argument("--teacher-config", required=True, help="stage-1 YAML (its encoder.spec is the zero-shot base)")
-    p.add_argument("--student-config", required=True, help="stage-2 YAML; its teacher and student specs are pointed "
-                   "at each fold's teacher")
+    p.add_argument(
+        "--student-config",
+        required=True,
+        help="stage-2 YAML; its teacher and student specs are pointed at each fold's teacher",
+    )
     p.add_argument("--output", required=True, help="folder of the fold runs and the pooled results")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override for both stages "
-                   "(e.g. data.split_seed=1)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override for both stages (e.g. data.split_seed=1)",
+    )
     p.add_argument("--smoke", action="store_true", help="shrink both stages (each trainer's --smoke)")
-    p.add_argument("--max-length", type=int, default=None, help="tokens per text when scoring (default: relkt.evaluate's: "
-                   "whole articles for muse, the encoder's own limit for BERT)")
+    p.add_argument(
+        "--max-length",
+        type=int,
+        default=None,
+        help="tokens per text when scoring (default: relkt.evaluate's: "
+        "whole articles for muse, the encoder's own limit for BERT)",
+    )
     p.add_argument("--eval-langs", default=None, help="question/candidate languages scored (default: all)")
     return p.parse_args(argv)
 
 
 def rebuild_spec(base_spec: str, export: Path) -> str:
-    """A trained export as an encoder spec that takes --max-length: muse:DIR for a muse base, bert:DIR for a BERT one."""
+    """A trained export as an encoder spec that takes --max-length: muse:DIR for a muse base, bert:DIR for BERT."""
     kind = base_spec.split(":", 1)[0]
     return f"muse:{export}" if kind == "muse" else f"bert:{export}" if kind in ("bert", "minilm") else f"hub:{export}"
 
@@ -72,13 +89,22 @@ def fold_commands(args: argparse.Namespace, fold: int) -> tuple[list[str], list[
         return spec.replace(str(teacher_cfg.output_dir).rstrip("/"), teacher_dir) if spec else spec
 
     teacher = ["--config", args.teacher_config, *common, "--set", f"output_dir={teacher_dir}"]
-    student = ["--config", args.student_config, *common, "--set", f"output_dir={out / 'student'}",
-               "--set", f"teacher.spec={pointed(student_cfg.teacher.spec)}"]
+    student = [
+        "--config",
+        args.student_config,
+        *common,
+        "--set",
+        f"output_dir={out / 'student'}",
+        "--set",
+        f"teacher.spec={pointed(student_cfg.teacher.spec)}",
+    ]
     if student_cfg.student.spec:
         student += ["--set", f"student.spec={pointed(student_cfg.student.spec)}"]
     if pointed(student_cfg.teacher.spec) == student_cfg.teacher.spec:
-        raise SystemExit(f"error: {args.student_config}: teacher.spec {student_cfg.teacher.spec!r} does not name the "
-                         f"teacher config's output_dir {teacher_cfg.output_dir!r}; crossval cannot point it at each fold's teacher")
+        raise SystemExit(
+            f"error: {args.student_config}: teacher.spec {student_cfg.teacher.spec!r} does not name the "
+            f"teacher config's output_dir {teacher_cfg.output_dir!r}; crossval cannot point it at each fold's teacher"
+        )
     return teacher, student, out
 
 
@@ -142,18 +168,31 @@ def pool_results(paths: Sequence[Path], output: Path) -> dict:
     if len(np.unique(key)) != len(key):
         raise SystemExit(f"error: {output}: a question is scored in two folds; the folds overlap")
     langs = sorted(set(pooled["lang"].tolist()))
-    results = {"lareqa": {"mAP": float(np.nanmean(pooled["AP"])), "n_questions": int(len(key)),
-                          "per_language": {lang: {"mAP": float(np.nanmean(pooled["AP"][pooled["lang"] == lang]))} for lang in langs}}}
+    results = {
+        "lareqa": {
+            "mAP": float(np.nanmean(pooled["AP"])),
+            "n_questions": int(len(key)),
+            "per_language": {lang: {"mAP": float(np.nanmean(pooled["AP"][pooled["lang"] == lang]))} for lang in langs},
+        }
+    }
     for hits in sorted(k for k in keys if k.startswith("xx_en") and k.endswith("_hit1")):
-        results[hits[: -len("_hit1")]] = {lang: {"P@1": float(pooled[hits][pooled["lang"] == lang].mean()),
-                                                 "n_questions": int((pooled["lang"] == lang).sum())} for lang in langs}
+        results[hits[: -len("_hit1")]] = {
+            lang: {
+                "P@1": float(pooled[hits][pooled["lang"] == lang].mean()),
+                "n_questions": int((pooled["lang"] == lang).sum()),
+            }
+            for lang in langs
+        }
     results["setup"] = {"pooled_from": [str(p) for p in paths]}
     atomic_write_npz(evaluate.per_question_path(output), **pooled)
     atomic_write_json(output, results)
     return results
 
 
-def paper_table(out: Path, paper_file: Path = Path(__file__).resolve().parent / "expected" / "cl_relkt_paper.yaml") -> str:
+PAPER_FILE = Path(__file__).resolve().parent / "expected" / "cl_relkt_paper.yaml"
+
+
+def paper_table(out: Path, paper_file: Path = PAPER_FILE) -> str:
     """Markdown: per language, CL-ReLKT's XQuAD P@1 (mUSE-small zero-shot / teacher / student) beside the pooled
     article-level XX->EN P@1 of OUTPUT/{zero_shot,teacher,student}.json, McNemar's p of teacher vs zero-shot and of
     student vs teacher, and the pooled LAReQA mAP (each fold's pool: its test articles, all languages)."""
@@ -179,16 +218,23 @@ def paper_table(out: Path, paper_file: Path = Path(__file__).resolve().parent / 
     for lang in langs + ["all"]:
         sel = pq["zero_shot"]["lang"] != "en" if lang == "all" else pq["zero_shot"]["lang"] == lang
         sel &= np.isin(pq["zero_shot"]["lang"], langs)
-        paper_cells = " / ".join(f"{paper[k][lang]:.1f}" if lang != "all" else f"{np.mean([paper[k][x] for x in langs]):.1f}"
-                                 for k in ("muse_small", "muse_teacher", "muse_student"))
+        paper_cells = " / ".join(
+            f"{paper[k][lang]:.1f}" if lang != "all" else f"{np.mean([paper[k][x] for x in langs]):.1f}"
+            for k in ("muse_small", "muse_teacher", "muse_student")
+        )
         ours = " / ".join(f"{p1(m, sel):.1f}" for m in MODELS)
         maps = " / ".join(f"{100 * np.nanmean(pq[m]['AP'][sel]):.2f}" for m in MODELS)
-        rows.append(f"| {lang if lang != 'all' else 'mean of ' + str(len(langs))} | {paper_cells} | {ours} | "
-                    f"{p_value('zero_shot', 'teacher', sel)} | {p_value('teacher', 'student', sel)} | {maps} | {int(sel.sum())} |")
-    head = ["| lang | paper P@1: zero-shot / teacher / student | relkt P@1: zero-shot / teacher / student | McNemar p, "
-            "teacher vs zero-shot (* < 0.05) | McNemar p, student vs teacher | LAReQA mAP: zero-shot / teacher / student | "
-            "questions |",
-            "|---|---|---|---|---|---|---|"]
+        rows.append(
+            f"| {lang if lang != 'all' else 'mean of ' + str(len(langs))} | {paper_cells} | {ours} | "
+            f"{p_value('zero_shot', 'teacher', sel)} | {p_value('teacher', 'student', sel)} | {maps} "
+            f"| {int(sel.sum())} |"
+        )
+    head = [
+        "| lang | paper P@1: zero-shot / teacher / student | relkt P@1: zero-shot / teacher / student | McNemar p, "
+        "teacher vs zero-shot (* < 0.05) | McNemar p, student vs teacher | LAReQA mAP: zero-shot / teacher / student | "
+        "questions |",
+        "|---|---|---|---|---|---|---|",
+    ]
     text = "\n".join(head + rows) + "\n"
     atomic_write_text(out / "paper_table.md", text)
     return text
@@ -214,7 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     pooled = [str(out / f"{m}.json") for m in MODELS]
     rc = compare.main([*pooled, "--xx-en-unit", "article", "--output", str(out / "comparison.md")])
-    rc = rc or compare.main([*pooled, "--against", "first", "--xx-en-unit", "article", "--output", str(out / "comparison_vs_zero_shot.md")])
+    rc = rc or compare.main(
+        [*pooled, "--against", "first", "--xx-en-unit", "article", "--output", str(out / "comparison_vs_zero_shot.md")]
+    )
     if not rc and (Path(__file__).resolve().parent / "expected" / "cl_relkt_paper.yaml").exists():
         print(paper_table(out))
     print(json.dumps({m: str(out / f"{m}.json") for m in MODELS}))

@@ -52,8 +52,15 @@ def main(argv: list[str] | None = None) -> int:
         rc = train_student.main(["--config", args.config, *[x for s in sets for x in ("--set", s)]])
         summary_path = root / name / "summary.json"
         summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
-        rows.append({**combo, "returncode": rc, "best": summary.get("best", {}).get("value"),
-                     "best_step": summary.get("best", {}).get("step"), "output_dir": str(root / name)})
+        rows.append(
+            {
+                **combo,
+                "returncode": rc,
+                "best": summary.get("best", {}).get("value"),
+                "best_step": summary.get("best", {}).get("step"),
+                "output_dir": str(root / name),
+            }
+        )
     atomic_write_json(root / "sweep.json", rows)
     keys = list(grid) + ["best", "best_step"]
     table = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]

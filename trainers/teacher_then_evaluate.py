@@ -1,6 +1,6 @@
 """Stage 1 then scoring: train a teacher from a config, then evaluate its best export on the test articles.
 
-    python trainers/teacher_then_evaluate.py --config configs/quickstart.yaml [--set key=value ...]
+python trainers/teacher_then_evaluate.py --config configs/quickstart.yaml [--set key=value ...]
 """
 
 from __future__ import annotations
@@ -22,9 +22,22 @@ def main(argv: list[str] | None = None) -> int:
         return rc
     config = load_config(TeacherConfig, args.config, args.set)
     d = config.data
-    return evaluate.main(["--encoder", f"hub:{config.output_dir}/best", "--split", "test", "--no-progress",
-                          "--split-fractions", ",".join(map(str, d.split_fractions)), "--split-seed", str(d.split_seed),
-                          *(["--data-dir", d.data_dir] if d.data_dir else []), "--output", f"{config.output_dir}/test.json"])
+    return evaluate.main(
+        [
+            "--encoder",
+            f"hub:{config.output_dir}/best",
+            "--split",
+            "test",
+            "--no-progress",
+            "--split-fractions",
+            ",".join(map(str, d.split_fractions)),
+            "--split-seed",
+            str(d.split_seed),
+            *(["--data-dir", d.data_dir] if d.data_dir else []),
+            "--output",
+            f"{config.output_dir}/test.json",
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ def pca_2d(x: np.ndarray) -> np.ndarray:
     return centered @ vt[:2].T
 
 
-def language_id_probe(x: np.ndarray, labels: np.ndarray, test_fraction: float = 0.3, l2: float = 1e-2, seed: int = 0) -> float:
+def language_id_probe(
+    x: np.ndarray, labels: np.ndarray, test_fraction: float = 0.3, l2: float = 1e-2, seed: int = 0
+) -> float:
     """Held-out accuracy of a linear (ridge, one-vs-rest) classifier predicting the language from the
     embedding. High accuracy: language is linearly recoverable (weak language invariance)."""
     classes, y = np.unique(labels, return_inverse=True)

@@ -30,7 +30,13 @@ def gap_to_english(lang: np.ndarray, qas_id: np.ndarray, hit: np.ndarray) -> dic
             continue
         x_hit, en_hit = hit[sel], en_hits[np.searchsorted(en_ids, qas_id[sel])]
         test = mcnemar(en_hit, x_hit)
-        out[x] = {"P@1": float(x_hit.mean()), "english_P@1": float(en_hit.mean()),
-                  "gap": float(en_hit.mean() - x_hit.mean()), "only_english": test["only_a"], "only_x": test["only_b"],
-                  "p_value": test["p_value"], "n_questions": int(len(x_hit))}
+        out[x] = {
+            "P@1": float(x_hit.mean()),
+            "english_P@1": float(en_hit.mean()),
+            "gap": float(en_hit.mean() - x_hit.mean()),
+            "only_english": test["only_a"],
+            "only_x": test["only_b"],
+            "p_value": test["p_value"],
+            "n_questions": int(len(x_hit)),
+        }
     return out

@@ -73,8 +73,13 @@ def remove_one_target(q_emb: np.ndarray, c_emb: np.ndarray, pool: LareqaPool, se
 
     def summary(mask):
         s, o = float(ap_same[mask].mean()), float(ap_other[mask].mean())
-        return {"mAP": float(ap_full[mask].mean()), "mAP_without_same_language": s, "mAP_without_other_language": o,
-                "relative_delta": (s - o) / o if o > 0 else float("nan"), "n_questions": int(mask.sum())}
+        return {
+            "mAP": float(ap_full[mask].mean()),
+            "mAP_without_same_language": s,
+            "mAP_without_other_language": o,
+            "relative_delta": (s - o) / o if o > 0 else float("nan"),
+            "n_questions": int(mask.sum()),
+        }
 
     out = {"all": summary(usable)}
     for i, lang in enumerate(langs):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -25,7 +25,9 @@ def _traced(tokenizer):
     """One traced function per tokenizer, not per call: strings -> ragged piece ids."""
     fn = tokenizer.__dict__.get("_relkt_audit_fn")
     if fn is None:
-        fn = tokenizer.__dict__["_relkt_audit_fn"] = tf.function(lambda s: tokenizer(s), input_signature=[tf.TensorSpec([None], tf.string)])
+        fn = tokenizer.__dict__["_relkt_audit_fn"] = tf.function(
+            lambda s: tokenizer(s), input_signature=[tf.TensorSpec([None], tf.string)]
+        )
     return fn
 
 
@@ -47,8 +49,13 @@ def audit_tokenizer(tokenizer, texts: Sequence[str], batch_size: int = 512, max_
             n_cut += int((ids.row_lengths().numpy() > max_length - 2).sum())
     words = sum(len(t.split()) for t in texts)
     n = max(len(texts), 1)
-    out = {"unk_rate": n_unk / max(n_pieces, 1), "texts_with_unk": n_with_unk / n, "pieces_per_word": n_pieces / max(words, 1),
-           "pieces_per_text": n_pieces / n, "n_texts": len(texts)}
+    out = {
+        "unk_rate": n_unk / max(n_pieces, 1),
+        "texts_with_unk": n_with_unk / n,
+        "pieces_per_word": n_pieces / max(words, 1),
+        "pieces_per_text": n_pieces / n,
+        "n_texts": len(texts),
+    }
     if max_length:
         out["texts_cut"] = n_cut / n
     return out

@@ -1,12 +1,41 @@
 """Typed, validated YAML configs for the trainers."""
 
 from relkt.config.config_io import apply_overrides, from_dict, load_config, save_config, to_dict
-from relkt.config.sections import DataSection, DistributeSection, EncoderSection, EvalSection, PoolSection, ScheduleSection
-from relkt.config.student_config import (DistillSection, StudentConfig, StudentDataSection, StudentEncoderSection,
-                                         VocabExtensionSection)
+from relkt.config.sections import (
+    DataSection,
+    DistributeSection,
+    EncoderSection,
+    EvalSection,
+    PoolSection,
+    ScheduleSection,
+)
+from relkt.config.student_config import (
+    DistillSection,
+    StudentConfig,
+    StudentDataSection,
+    StudentEncoderSection,
+    VocabExtensionSection,
+)
 from relkt.config.teacher_config import MiningSection, TeacherConfig, TripletSection
 
 __all__ = [
-    "DataSection", "DistillSection", "DistributeSection", "EncoderSection", "StudentConfig", "StudentDataSection", "StudentEncoderSection", "EvalSection", "MiningSection", "PoolSection", "ScheduleSection", "TeacherConfig",
-    "TripletSection", "VocabExtensionSection", "apply_overrides", "from_dict", "load_config", "save_config", "to_dict",
+    "DataSection",
+    "DistillSection",
+    "DistributeSection",
+    "EncoderSection",
+    "StudentConfig",
+    "StudentDataSection",
+    "StudentEncoderSection",
+    "EvalSection",
+    "MiningSection",
+    "PoolSection",
+    "ScheduleSection",
+    "TeacherConfig",
+    "TripletSection",
+    "VocabExtensionSection",
+    "apply_overrides",
+    "from_dict",
+    "load_config",
+    "save_config",
+    "to_dict",
 ]

@@ -57,7 +57,9 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
             return value
         raise ConfigError(f"{where}: expected true or false, got {value!r}")
     if tp is int:
-        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.lstrip("-").isdigit())):
+        if isinstance(value, bool) or not (
+            isinstance(value, int) or (isinstance(value, str) and value.lstrip("-").isdigit())
+        ):
             raise ConfigError(f"{where}: expected an integer, got {value!r}")
         return int(value)
     if tp is float:
@@ -84,7 +86,10 @@ def from_dict(cls: type[T], data: dict | None, where: str = "config") -> T:
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(fields)}")
     hints = typing.get_type_hints(cls)
-    kwargs = {name: _coerce(value, hints[name], f"{where}.{name}" if where != "config" else name) for name, value in data.items()}
+    kwargs = {
+        name: _coerce(value, hints[name], f"{where}.{name}" if where != "config" else name)
+        for name, value in data.items()
+    }
     obj = cls(**kwargs)
     validate = getattr(obj, "validate", None)
     if validate:

@@ -10,13 +10,13 @@ import io
 import tokenize
 import types
 import typing
-from functools import lru_cache
+from functools import cache
 
 from relkt.config.student_config import StudentConfig
 from relkt.config.teacher_config import TeacherConfig
 
 
-@lru_cache(maxsize=None)
+@cache
 def field_comments(cls: type) -> dict[str, str]:
     """{field name: its comment} for a dataclass: the comment at the end of its line, else the comment lines
     right above it."""
@@ -25,8 +25,11 @@ def field_comments(cls: type) -> dict[str, str]:
         if not dataclasses.is_dataclass(klass):
             continue
         source = inspect.getsource(klass)
-        line_comment = {tok.start[0]: tok.string.lstrip("#").strip()
-                        for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+        line_comment = {
+            tok.start[0]: tok.string.lstrip("#").strip()
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+            if tok.type == tokenize.COMMENT
+        }
         names = {f.name for f in dataclasses.fields(klass)}
         above: list[str] = []  # comment lines since the last code line
         for i, line in enumerate(source.splitlines(), start=1):
@@ -94,11 +97,17 @@ def help_text(config_class: type) -> str:
 
 def reference_markdown() -> str:
     """docs/config.md: every key of both stages, generated from the dataclasses (`python -m relkt.config.reference`)."""
-    out = ["# relkt config reference", "",
-           "Generated from the config dataclasses (`python -m relkt.config.reference > docs/config.md`; a test checks it",
-           "is current). Every key can be set in the YAML file or with `--set KEY=VALUE` (dotted, values parsed as YAML).", ""]
-    for title, cls, command in (("Stage 1, teacher", TeacherConfig, "python -m relkt.train_teacher"),
-                                ("Stage 2, student", StudentConfig, "python -m relkt.train_student")):
+    out = [
+        "# relkt config reference",
+        "",
+        "Generated from the config dataclasses (`python -m relkt.config.reference > docs/config.md`; a test checks it",
+        "is current). Every key can be set in the YAML file or with `--set KEY=VALUE` (dotted, values parsed as YAML).",
+        "",
+    ]
+    for title, cls, command in (
+        ("Stage 1, teacher", TeacherConfig, "python -m relkt.train_teacher"),
+        ("Stage 2, student", StudentConfig, "python -m relkt.train_student"),
+    ):
         out += [f"## {title}: `{command}`", "", "| key | type | default | meaning |", "|---|---|---|---|"]
         for key, kind, default, meaning in config_keys(cls()):
             out.append(f"| `{key}` | {kind.replace('|', '&#124;')} | `{default}` | {meaning.replace('|', '&#124;')} |")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from relkt.errors import ConfigError
-
 
 # The QA formats relkt.data.readers reads (config imports no data code; a test checks the two agree).
 QA_FORMATS = ("auto", "squad", "mlqa", "jsonl")
@@ -18,7 +17,7 @@ class PoolSection:
     """Where the data is and how its articles split: what every stage and scoring CLI shares (the CLIs' pool
     flags, `relkt.cli.add_pool_arguments`, take their defaults from here)."""
 
-    data_dir: Optional[str] = None  # the training source (a folder or file); default: $RELKT_DATA_DIR, cache, download
+    data_dir: str | None = None  # the training source (a folder or file); default: $RELKT_DATA_DIR, cache, download
     # Its format (relkt.data.readers): squad (SQuAD JSON, with or without sentence breaks), mlqa, jsonl; auto = told
     # by the files, with an error naming them when it cannot be.
     format: str = "auto"
@@ -36,9 +35,16 @@ class PoolSection:
     def validate(self) -> None:
         if len(self.split_fractions) != 3 or min(self.split_fractions) < 0 or abs(sum(self.split_fractions) - 1) > 1e-6:
             raise ConfigError(f"data.split_fractions: three fractions >= 0 summing to 1, got {self.split_fractions}")
-        if self.folds < 0 or self.folds == 1 or (self.folds and not 0 <= self.fold < self.folds) or (not self.folds and self.fold):
-            raise ConfigError(f"data.folds / data.fold: folds is 0 (no k-fold) or >= 2, and 0 <= fold < folds; got "
-                              f"folds={self.folds}, fold={self.fold}")
+        if (
+            self.folds < 0
+            or self.folds == 1
+            or (self.folds and not 0 <= self.fold < self.folds)
+            or (not self.folds and self.fold)
+        ):
+            raise ConfigError(
+                f"data.folds / data.fold: folds is 0 (no k-fold) or >= 2, and 0 <= fold < folds; got "
+                f"folds={self.folds}, fold={self.fold}"
+            )
         if self.max_train_questions < 0:
             raise ConfigError(f"data.max_train_questions must be >= 0 (0 = all), got {self.max_train_questions}")
         for key in ("format", "test_format"):
@@ -71,8 +77,10 @@ XX_EN_UNITS = ("article", "paragraph", "sentence")
 _UNIT = "|".join(XX_EN_UNITS)
 # The keys LareqaEvaluator.flat reports (a language code between the family and the metric, or none for the mean),
 # and XxEnUnitEvaluator.flat's xx_en_UNIT/... with eval.xx_en_units.
-PRIMARY_METRIC = re.compile(r"^(lareqa(/[a-z]{2,3})?/(mAP|mAP@\d+|P@\d+|R@\d+|hit@\d+|MRR)"
-                            rf"|xx_en(_({_UNIT}))?(/[a-z]{{2,3}})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{{2,3}})?/(P@1|cos)|corpus(/[a-z]{{2,3}})?/P@1)$")
+PRIMARY_METRIC = re.compile(
+    r"^(lareqa(/[a-z]{2,3})?/(mAP|mAP@\d+|P@\d+|R@\d+|hit@\d+|MRR)"
+    rf"|xx_en(_({_UNIT}))?(/[a-z]{{2,3}})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{{2,3}})?/(P@1|cos)|corpus(/[a-z]{{2,3}})?/P@1)$"
+)
 
 
 @dataclass
@@ -96,7 +104,9 @@ class EvalSection:
             raise ConfigError(f"eval.xx_en_units: {bad} are not units; valid: {', '.join(XX_EN_UNITS)}")
         named = re.match(rf"^xx_en_({_UNIT})/", self.primary_metric)
         if named and named.group(1) not in self.xx_en_units:
-            raise ConfigError(f"eval.primary_metric {self.primary_metric!r} needs eval.xx_en_units to list {named.group(1)!r}")
+            raise ConfigError(
+                f"eval.primary_metric {self.primary_metric!r} needs eval.xx_en_units to list {named.group(1)!r}"
+            )
         if self.every_steps < 1:
             raise ConfigError(f"eval.every_steps must be >= 1, got {self.every_steps}")
         if not PRIMARY_METRIC.match(self.primary_metric):
@@ -105,7 +115,8 @@ class EvalSection:
                 "lareqa/{mAP,mAP@K,P@K,R@K,hit@K,MRR}, lareqa/LANG/..., xx_en/{P@1,P@5,P@10,MRR}, xx_en/LANG/..., "
                 "xx_en_UNIT/... (with eval.xx_en_units), "
                 "bitext/{P@1,cos}, bitext/LANG/..., corpus/P@1, corpus/LANG/P@1 (students with data.corpus_dir) "
-                "(e.g. lareqa/mAP, xx_en/de/P@1)")
+                "(e.g. lareqa/mAP, xx_en/de/P@1)"
+            )
         if self.batch_size < 1:
             raise ConfigError(f"eval.batch_size must be >= 1, got {self.batch_size}")
 
@@ -143,4 +154,6 @@ class DistributeSection:
     strategy: Literal["default", "mirrored", "multi_worker", "tpu"] = "default"  # tf.distribute strategy
     devices: list[str] = field(default_factory=list)  # mirrored: [] = every local GPU (or the CPU)
     tpu_address: str = ""  # tpu: the TPUClusterResolver address ("" = the local/default TPU)
-    mixed_precision: Literal["none", "bfloat16", "float16"] = "none"  # Keras mixed policy (embeddings, losses stay float32)
+    mixed_precision: Literal["none", "bfloat16", "float16"] = (
+        "none"  # Keras mixed policy (embeddings, losses stay float32)
+    )

@@ -32,10 +32,14 @@ class StudentDataSection(PoolSection):
     def validate(self) -> None:
         super().validate()
         if self.source_lang in self.translate_langs:
-            raise ConfigError(f"data.translate_langs: {self.source_lang} is the source language; it needs no translation")
+            raise ConfigError(
+                f"data.translate_langs: {self.source_lang} is the source language; it needs no translation"
+            )
         if self.corpus_pairs_per_lang < 0 or self.corpus_dev_pairs < 0:
-            raise ConfigError(f"data.corpus_pairs_per_lang and data.corpus_dev_pairs must be >= 0, got "
-                              f"{self.corpus_pairs_per_lang}, {self.corpus_dev_pairs}")
+            raise ConfigError(
+                f"data.corpus_pairs_per_lang and data.corpus_dev_pairs must be >= 0, got "
+                f"{self.corpus_pairs_per_lang}, {self.corpus_dev_pairs}"
+            )
 
 
 @dataclass
@@ -62,14 +66,18 @@ class DistillSection:
             if not (value >= 0 and value != float("inf")):
                 raise ConfigError(f"distill.{name} must be a finite number >= 0, got {value}")
         if self.gamma == 0 or self.beta + self.lam + self.omega + self.contrast == 0:
-            raise ConfigError(f"distill: gamma ({self.gamma}) and at least one of beta, lam, omega, contrast must be > 0: "
-                              "the loss would be 0 and nothing would train")
+            raise ConfigError(
+                f"distill: gamma ({self.gamma}) and at least one of beta, lam, omega, contrast must be > 0: "
+                "the loss would be 0 and nothing would train"
+            )
         if not self.temperature > 0:
             raise ConfigError(f"distill.temperature must be > 0, got {self.temperature}")
         if self.batch_size < 1:
             raise ConfigError(f"distill.batch_size must be >= 1, got {self.batch_size}")
         if self.epochs < 1:
-            raise ConfigError(f"distill.epochs must be >= 1, got {self.epochs} (0 would export the untrained copy as best/)")
+            raise ConfigError(
+                f"distill.epochs must be >= 1, got {self.epochs} (0 would export the untrained copy as best/)"
+            )
 
 
 @dataclass
@@ -84,7 +92,9 @@ class VocabExtensionSection:
     init: Literal["random", "mean", "unk", "compose"] = "random"
     # Scripts cut by the extended tokenizer's own split (Unicode script names); add "Han" to cut Chinese into
     # learned pieces (with `pieces`) instead of keras-hub's one ideograph per token.
-    split_scripts: list[str] = field(default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"])
+    split_scripts: list[str] = field(
+        default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"]
+    )
     # Multi-character pieces to learn; 0 = single characters. bert: BPE pieces of the split_scripts
     # (relkt.encoders.vocab_extension.learn_script_pieces; a Thai character is a letter: pieces carry more meaning and
     # shorten Thai text ~3x). muse: a unigram model of this size, whose pieces holding an unreadable character (or one
@@ -105,10 +115,14 @@ class VocabExtensionSection:
         if self.pieces < 0:
             raise ConfigError(f"student.extend_vocab.pieces must be >= 0 (0 = single characters), got {self.pieces}")
         if self.piece_scripts and self.pieces <= 0:
-            raise ConfigError(f"student.extend_vocab.piece_scripts={self.piece_scripts} keeps learned pieces: set "
-                              f"student.extend_vocab.pieces > 0")
+            raise ConfigError(
+                f"student.extend_vocab.piece_scripts={self.piece_scripts} keeps learned pieces: set "
+                f"student.extend_vocab.pieces > 0"
+            )
         if self.new_rows_lr_multiplier <= 0:
-            raise ConfigError(f"student.extend_vocab.new_rows_lr_multiplier must be > 0, got {self.new_rows_lr_multiplier}")
+            raise ConfigError(
+                f"student.extend_vocab.new_rows_lr_multiplier must be > 0, got {self.new_rows_lr_multiplier}"
+            )
 
 
 @dataclass
@@ -132,11 +146,14 @@ class LanguageRowsSection:
 
     def validate(self) -> None:
         if self.max_other_count < 1:
-            raise ConfigError(f"student.language_rows.max_other_count must be >= 1 (1 = rows only these languages read), "
-                              f"got {self.max_other_count}")
+            raise ConfigError(
+                f"student.language_rows.max_other_count must be >= 1 (1 = rows only these languages read), "
+                f"got {self.max_other_count}"
+            )
         if not math.isfinite(self.min_own_ratio) or self.min_own_ratio < 0:
-            raise ConfigError(f"student.language_rows.min_own_ratio must be a finite number >= 0 (0 = off), "
-                              f"got {self.min_own_ratio}")
+            raise ConfigError(
+                f"student.language_rows.min_own_ratio must be a finite number >= 0 (0 = off), got {self.min_own_ratio}"
+            )
 
 
 @dataclass
@@ -162,7 +179,7 @@ class StudentConfig:
     schedule: ScheduleSection = field(default_factory=lambda: ScheduleSection(learning_rate=1e-3))
     distribute: DistributeSection = field(default_factory=DistributeSection)
 
-    def apply_smoke(self) -> "StudentConfig":
+    def apply_smoke(self) -> StudentConfig:
         if self.smoke:
             self.data.max_train_questions = min(self.data.max_train_questions or 32, 32)
             self.distill.batch_size = min(self.distill.batch_size, 8)

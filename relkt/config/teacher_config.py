@@ -30,7 +30,9 @@ class MiningSection:
         if self.bm25_epochs < 0 or self.online_epochs < 0 or self.bm25_epochs + self.online_epochs == 0:
             raise ConfigError("mining: bm25_epochs + online_epochs must be > 0 (both >= 0)")
         if not 0 <= self.bm25_top_start < self.bm25_top_end:
-            raise ConfigError(f"mining: need 0 <= bm25_top_start < bm25_top_end, got {self.bm25_top_start}, {self.bm25_top_end}")
+            raise ConfigError(
+                f"mining: need 0 <= bm25_top_start < bm25_top_end, got {self.bm25_top_start}, {self.bm25_top_end}"
+            )
         if self.online_epochs and self.hard + self.semi_hard < 1:
             raise ConfigError("mining: online epochs need hard + semi_hard >= 1")
 
@@ -68,7 +70,7 @@ class TeacherConfig:
     schedule: ScheduleSection = field(default_factory=ScheduleSection)
     distribute: DistributeSection = field(default_factory=DistributeSection)
 
-    def apply_smoke(self) -> "TeacherConfig":
+    def apply_smoke(self) -> TeacherConfig:
         """The smoke switch: few questions, small batches, frequent evaluation, one epoch per phase."""
         if self.smoke:
             self.data.max_train_questions = min(self.data.max_train_questions or 64, 64)

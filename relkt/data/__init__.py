@@ -11,6 +11,16 @@ from relkt.data.splits import SPLITS, article_split
 from relkt.data.squad_reader import LanguageData, read_squad_file
 
 __all__ = [
-    "Candidate", "EnglishAnswerUnits", "LanguageData", "LareqaPool", "QaSource", "Question", "SPLITS", "XQUAD_R_LANGS",
-    "article_split", "read_squad_file", "resolve_data_dir", "split_sentences",
+    "Candidate",
+    "EnglishAnswerUnits",
+    "LanguageData",
+    "LareqaPool",
+    "QaSource",
+    "Question",
+    "SPLITS",
+    "XQUAD_R_LANGS",
+    "article_split",
+    "read_squad_file",
+    "resolve_data_dir",
+    "split_sentences",
 ]

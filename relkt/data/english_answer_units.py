@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -35,11 +35,11 @@ class EnglishAnswerUnits:
 
     unit: str
     texts: tuple[str, ...]
-    names: tuple[str, ...]           # article title, "title#paragraph" or the sentence's candidate id
-    gold_of: dict[str, int]          # qas_id -> index into texts
+    names: tuple[str, ...]  # article title, "title#paragraph" or the sentence's candidate id
+    gold_of: dict[str, int]  # qas_id -> index into texts
 
     @classmethod
-    def from_pool(cls, english: LareqaPool, unit: str) -> "EnglishAnswerUnits":
+    def from_pool(cls, english: LareqaPool, unit: str) -> EnglishAnswerUnits:
         """Units of an English pool (load it with `split="all"` for the paper's candidate pool)."""
         if unit not in UNITS:
             raise ConfigError(f"unknown XX->EN unit {unit!r}; valid: {', '.join(UNITS)}")

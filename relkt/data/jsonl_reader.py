@@ -1,10 +1,13 @@
 """Read a user's own QA data as JSON Lines: one question a line, translations sharing an `id`.
 
-    {"id": "q1", "lang": "en", "question": "Who wrote Hamlet?", "answer": "Shakespeare", "context": "Hamlet is a play. Shakespeare wrote it."}
-    {"id": "q1", "lang": "de", "question": "Wer schrieb Hamlet?", "answer": "Shakespeare", "context": "Hamlet ist ein Stück. Shakespeare schrieb es."}
-    {"id": "q2", "lang": "en", "question": "What is Hamlet?", "answer": "a play", "context": "Hamlet is a play. Shakespeare wrote it."}
-    {"id": "q2", "lang": "de", "question": "Was ist Hamlet?", "answer": "ein Stück", "context": "Hamlet ist ein Stück. Shakespeare schrieb es."}
-    {"id": "q3", "lang": "en", "question": "Where is Paris?", "answer": "in France", "context": "Paris lies in France.", "title": "Paris"}
+    {"id": "q1", "lang": "en", "question": "Who wrote Hamlet?", "answer": "Shakespeare",
+     "context": "Hamlet is a play. Shakespeare wrote it."}
+    {"id": "q1", "lang": "de", "question": "Wer schrieb Hamlet?", "answer": "Shakespeare",
+     "context": "Hamlet ist ein Stück. Shakespeare schrieb es."}
+    {"id": "q3", "lang": "en", "question": "Where is Paris?", "answer": "in France",
+     "context": "Paris lies in France.", "title": "Paris"}
+
+(one record a line in the file; wrapped here.)
 
 Required: id, lang, question, answer (its text, found in the context), context. Optional: `title`, the article (the
 unit of relkt's train/dev/test split); without it, contexts that share a question id (translations of each other) form
@@ -61,8 +64,10 @@ def _answer_start(record: dict, path: Path, number: int) -> int:
     context, answer = record["context"], record["answer"]
     if "answer_start" in record:
         start = record["answer_start"]
-        if context[start:start + len(answer)] != answer:
-            raise DataError(f"{path}:{number}.answer_start: {start} does not point at the answer {answer!r} in the context")
+        if context[start : start + len(answer)] != answer:
+            raise DataError(
+                f"{path}:{number}.answer_start: {start} does not point at the answer {answer!r} in the context"
+            )
         return start
     start = context.find(answer)
     if start < 0:
@@ -104,15 +109,19 @@ def read_jsonl_file(path: str | Path) -> dict[str, LanguageData]:
     records = _records(path)
     articles = _articles(records)
     out: dict[str, LanguageData] = {}
-    paragraph_of: dict[tuple[str, str], tuple[int, list[tuple[int, int]], int]] = {}  # context -> (paragraph, spans, first)
+    paragraph_of: dict[
+        tuple[str, str], tuple[int, list[tuple[int, int]], int]
+    ] = {}  # context -> (paragraph, spans, first)
     seen: dict[tuple[str, str], int] = {}
     paragraphs: dict[tuple[str, str], int] = {}  # (lang, article) -> paragraphs so far
     for number, r in records:
         lang, context = r["lang"], r["context"]
         data = out.setdefault(lang, LanguageData(lang=lang, path=path, split_by_relkt=True))
         if (lang, r["id"]) in seen:
-            raise DataError(f"{path}:{number}.id: {r['id']!r} is asked twice in {lang} (first on line {seen[lang, r['id']]}); "
-                            "within a language every question id must be unique")
+            raise DataError(
+                f"{path}:{number}.id: {r['id']!r} is asked twice in {lang} (first on line {seen[lang, r['id']]}); "
+                "within a language every question id must be unique"
+            )
         seen[lang, r["id"]] = number
         article = articles[lang, context]
         if (lang, context) not in paragraph_of:
@@ -120,13 +129,26 @@ def read_jsonl_file(path: str | Path) -> dict[str, LanguageData]:
             paragraph = paragraphs[lang, article] = paragraphs.get((lang, article), -1) + 1
             first = len(data.candidates)
             for k, (s, e) in enumerate(spans):
-                data.candidates.append(Candidate(cid=f"{lang}:{article}.{paragraph}.{k}", lang=lang, sentence=context[s:e],
-                                                 context=context, article=article, paragraph=paragraph, start=s, end=e))
+                data.candidates.append(
+                    Candidate(
+                        cid=f"{lang}:{article}.{paragraph}.{k}",
+                        lang=lang,
+                        sentence=context[s:e],
+                        context=context,
+                        article=article,
+                        paragraph=paragraph,
+                        start=s,
+                        end=e,
+                    )
+                )
             paragraph_of[lang, context] = (paragraph, spans, first)
         paragraph, spans, first = paragraph_of[lang, context]
         start = _answer_start(r, path, number)
-        data.questions.append(Question(qas_id=r["id"], lang=lang, text=r["question"], article=article,
-                                       paragraph=paragraph, answer_start=start))
+        data.questions.append(
+            Question(
+                qas_id=r["id"], lang=lang, text=r["question"], article=article, paragraph=paragraph, answer_start=start
+            )
+        )
         hit = next((k for k, (s, e) in enumerate(spans) if s <= start < e), None)
         if hit is None:
             data.unmatched_answers.append(r["id"])
@@ -141,7 +163,9 @@ def merge_languages(parts: list[dict[str, LanguageData]]) -> dict[str, LanguageD
     for part in parts:
         for lang, data in part.items():
             if lang in out:
-                raise DataError(f"{data.path}: holds {lang} questions, and so does {out[lang].path}; keep one language's "
-                                "records in one file")
+                raise DataError(
+                    f"{data.path}: holds {lang} questions, and so does {out[lang].path}; keep one language's "
+                    "records in one file"
+                )
             out[lang] = data
     return out

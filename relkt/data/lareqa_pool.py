@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
-from relkt.data.records import Candidate, Question
 from relkt.data.qa_source import QaSource
+from relkt.data.records import Candidate, Question
 from relkt.data.sources import resolve_data_dir
 from relkt.data.splits import SPLITS, article_split
 from relkt.data.squad_reader import LanguageData
@@ -44,14 +44,14 @@ class LareqaPool:
         folds: int = 0,
         fold: int = 0,
         format: str = "auto",
-    ) -> "LareqaPool":
+    ) -> LareqaPool:
         """Load a QA source (XQuAD-R by default; any format relkt.data.qa_source reads) and keep one article-level
         split (of fold `fold` of `folds` when `folds` > 1: see `article_split`)."""
         source = QaSource.open(resolve_data_dir(data_dir), format)
         return cls.from_source(source, langs, split, fractions=fractions, seed=seed, folds=folds, fold=fold)
 
     @classmethod
-    def from_source(cls, source: QaSource, langs: Sequence[str] | None = None, split: str = "all", **cut) -> "LareqaPool":
+    def from_source(cls, source: QaSource, langs: Sequence[str] | None = None, split: str = "all", **cut) -> LareqaPool:
         """`load` of an opened source; `cut`: `article_split`'s fractions, seed, folds and fold."""
         if split not in SPLITS:
             raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
@@ -60,9 +60,7 @@ class LareqaPool:
         return cls.from_language_data(datas, split_articles)
 
     @classmethod
-    def from_language_data(
-        cls, datas: Iterable[LanguageData], articles: set[str] | None = None
-    ) -> "LareqaPool":
+    def from_language_data(cls, datas: Iterable[LanguageData], articles: set[str] | None = None) -> LareqaPool:
         """Build the pool from parsed files, keeping only `articles` (all when None)."""
         datas = list(datas)
         keep = (lambda title: True) if articles is None else (lambda title: title in articles)
@@ -116,13 +114,11 @@ class LareqaPool:
         return dict(zip((c.cid for c in self.candidates), self.candidate_texts(with_context)))
 
     def relevant(self) -> dict[str, set[str]]:
-        return {
-            q.qid: {self.candidates[j].cid for j in g} for q, g in zip(self.questions, self.gold)
-        }
+        return {q.qid: {self.candidates[j].cid for j in g} for q, g in zip(self.questions, self.gold)}
 
     def subset(
         self, question_langs: Sequence[str] | None = None, candidate_langs: Sequence[str] | None = None
-    ) -> "LareqaPool":
+    ) -> LareqaPool:
         """A pool restricted to some question and/or candidate languages; gold is re-indexed."""
         q_keep = np.arange(len(self.questions))
         if question_langs is not None:
@@ -140,7 +136,7 @@ class LareqaPool:
             unmatched_answers=self.unmatched_answers,
         )
 
-    def to_passages(self) -> "LareqaPool":
+    def to_passages(self) -> LareqaPool:
         """The same questions over paragraph candidates (CL-ReLKT's answer unit): a paragraph is
         gold when it holds a gold sentence. A candidate's `sentence` is the whole paragraph."""
         keys = [(c.lang, c.article, c.paragraph) for c in self.candidates]
@@ -152,9 +148,18 @@ class LareqaPool:
         passages = []
         for (lang, article, paragraph), j in first.items():
             c = self.candidates[j]
-            passages.append(Candidate(cid=f"{lang}:{c.cid.split(':')[1].rsplit('.', 1)[0]}", lang=lang,
-                                      sentence=c.context, context=c.context, article=article,
-                                      paragraph=paragraph, start=0, end=len(c.context)))
+            passages.append(
+                Candidate(
+                    cid=f"{lang}:{c.cid.split(':')[1].rsplit('.', 1)[0]}",
+                    lang=lang,
+                    sentence=c.context,
+                    context=c.context,
+                    article=article,
+                    paragraph=paragraph,
+                    start=0,
+                    end=len(c.context),
+                )
+            )
         gold = [np.unique(to_passage[g]) for g in self.gold]
         return LareqaPool(self.questions, passages, gold, self.unmatched_answers)
 

@@ -48,8 +48,11 @@ def read_mlqa_folder(directory: str | Path, langs: list[str] | None = None) -> d
         if question in wanted:
             target = out.setdefault(question, LanguageData(lang=question, path=data.path))
             have = {q.qas_id for q in target.questions}
-            target.questions.extend(replace(q, lang=question, article=title_of[context, q.article])
-                                    for q in data.questions if q.qas_id not in have)
+            target.questions.extend(
+                replace(q, lang=question, article=title_of[context, q.article])
+                for q in data.questions
+                if q.qas_id not in have
+            )
     return {lang: out[lang] for lang in sorted(out)}
 
 

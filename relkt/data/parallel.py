@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -28,7 +28,7 @@ class ParallelExamples:
     def __len__(self) -> int:
         return len(self.q_source)
 
-    def extend(self, other: "ParallelExamples") -> None:
+    def extend(self, other: ParallelExamples) -> None:
         for name in ("q_source", "q_target", "d_teacher", "d_student", "lang", "qas_id"):
             getattr(self, name).extend(getattr(other, name))
 
@@ -37,8 +37,10 @@ class ParallelExamples:
         return [bool(d) for d in self.d_teacher]
 
     def append(self, q_source, q_target, d_teacher, d_student, lang, qas_id) -> None:
-        for name, value in zip(("q_source", "q_target", "d_teacher", "d_student", "lang", "qas_id"),
-                               (q_source, q_target, d_teacher, d_student, lang, qas_id)):
+        for name, value in zip(
+            ("q_source", "q_target", "d_teacher", "d_student", "lang", "qas_id"),
+            (q_source, q_target, d_teacher, d_student, lang, qas_id),
+        ):
             getattr(self, name).append(value)
 
 
@@ -89,17 +91,26 @@ def parallel_from_translation(
     teacher and student both see the source-language answer."""
     texts = pool.candidate_texts(with_context)
     source = [(q, g) for q, g in zip(pool.questions, pool.gold) if q.lang == source_lang]
-    rows = [(q, texts[next(j for j in g if pool.candidates[j].lang == source_lang)]) for q, g in source
-            if any(pool.candidates[j].lang == source_lang for j in g)]
+    rows = [
+        (q, texts[next(j for j in g if pool.candidates[j].lang == source_lang)])
+        for q, g in source
+        if any(pool.candidates[j].lang == source_lang for j in g)
+    ]
     out = ParallelExamples()
     for lang in langs:
-        translated = translator.translate([q.text for q, _ in rows], source_lang, lang) if lang != source_lang else [q.text for q, _ in rows]
+        translated = (
+            translator.translate([q.text for q, _ in rows], source_lang, lang)
+            if lang != source_lang
+            else [q.text for q, _ in rows]
+        )
         for (q, d), q_x in zip(rows, translated):
             out.append(q.text, q_x, d, d, lang, q.qas_id)
     return out
 
 
-def student_examples(pool: LareqaPool, langs: Sequence[str], data, document: str, output_dir: str | Path) -> ParallelExamples:
+def student_examples(
+    pool: LareqaPool, langs: Sequence[str], data, document: str, output_dir: str | Path
+) -> ParallelExamples:
     """The student's parallel examples as its config's `data` section asks: the dataset's human-translated
     questions (`parallel: dataset`), or machine translations cached in `data.translation_cache` (default
     OUTPUT_DIR/translations.json), plus machine translations into `data.translate_langs`."""
@@ -111,7 +122,9 @@ def student_examples(pool: LareqaPool, langs: Sequence[str], data, document: str
         examples = parallel_from_translation(pool, langs, translator, data.source_lang, data.with_context)
     if data.translate_langs:  # the paper's kind of pair, beside the others
         translator = CachedTranslator(TRANSLATORS[data.translator](), cache)
-        examples.extend(parallel_from_translation(pool, data.translate_langs, translator, data.source_lang, data.with_context))
+        examples.extend(
+            parallel_from_translation(pool, data.translate_langs, translator, data.source_lang, data.with_context)
+        )
     if not len(examples):
         raise DataError(f"no parallel examples for languages {list(langs)} (data.student_langs)")
     return examples
@@ -136,4 +149,3 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
         for i in sorted(order):
             out.append(train.en[i], train.xx[i], "", "", lang, f"corpus:{lang}:{i}")
     return out, dev
-

@@ -45,7 +45,7 @@ class ParallelCorpus:
     def __len__(self) -> int:
         return len(self.en)
 
-    def split(self, dev_pairs: int) -> tuple["ParallelCorpus", "ParallelCorpus"]:
+    def split(self, dev_pairs: int) -> tuple[ParallelCorpus, ParallelCorpus]:
         """(train, dev): `dev_pairs` pairs held out, chosen by a hash of their text, so the slice does not depend on
         the file's order or on which other pairs it holds, and a resumed or repeated run holds out the same pairs."""
         order = sorted(range(len(self)), key=lambda i: hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest())
@@ -53,8 +53,11 @@ class ParallelCorpus:
         parts = []
         for keep in (lambda i: i not in dev, lambda i: i in dev):
             idx = [i for i in range(len(self)) if keep(i)]
-            parts.append(ParallelCorpus(self.lang, [self.en[i] for i in idx], [self.xx[i] for i in idx],
-                                        [self.source[i] for i in idx]))
+            parts.append(
+                ParallelCorpus(
+                    self.lang, [self.en[i] for i in idx], [self.xx[i] for i in idx], [self.source[i] for i in idx]
+                )
+            )
         return parts[0], parts[1]
 
 
@@ -63,7 +66,9 @@ def read_pairs(folder: str | Path, lang: str, max_bad_share: float = 0.01) -> Pa
     path = pair_file(folder, lang)
     if not path.is_file():
         have = pair_languages(folder)
-        raise DataError(f"{folder}: no pairs for {lang} (no {path.name}); it holds {', '.join(have) or 'no .tsv files'}")
+        raise DataError(
+            f"{folder}: no pairs for {lang} (no {path.name}); it holds {', '.join(have) or 'no .tsv files'}"
+        )
     return read_parallel_tsv(path, lang, max_bad_share)
 
 
@@ -88,8 +93,10 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
             if number == 1:
                 names = tuple(c.strip() for c in cells)
                 if names not in HEADERS:
-                    raise DataError(f"{path}:1: header {cells!r}; expected the columns "
-                                    f"{' or '.join(', '.join(h) for h in HEADERS)} (tab-separated)")
+                    raise DataError(
+                        f"{path}:1: header {cells!r}; expected the columns "
+                        f"{' or '.join(', '.join(h) for h in HEADERS)} (tab-separated)"
+                    )
                 width, at = len(names), {name: k for k, name in enumerate(names)}
                 continue
             if not line.strip():
@@ -114,7 +121,9 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
         raise DataError(f"{corpus.bad_rows[0]}{more}; fix or remove the line")
     if rows and len(corpus.bad_rows) > max_bad_share * rows:
         shown = "; ".join(corpus.bad_rows[:3])
-        raise DataError(f"{path}: {len(corpus.bad_rows)} of {rows} rows are bad (more than {max_bad_share:.0%}): {shown}")
+        raise DataError(
+            f"{path}: {len(corpus.bad_rows)} of {rows} rows are bad (more than {max_bad_share:.0%}): {shown}"
+        )
     for line in corpus.bad_rows:
         log.warning("skipped %s", line)
     if not corpus.en:

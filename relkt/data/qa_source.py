@@ -1,10 +1,12 @@
 """A QA data source: a path and a format. The one place that knows QA file names and formats.
 
-| format | path                                                     | languages from                       |
-|--------|----------------------------------------------------------|--------------------------------------|
-| squad  | a folder of `{lang}.json` / `xquad.{lang}.json` (XQuAD-R, raw XQuAD, SQuAD train `en.json`), or one such file | the file names |
-| mlqa   | a folder of MLQA's `dev-context-XX-question-YY.json` (or `test-`) | XX and YY                   |
-| jsonl  | a `.jsonl` file, or a folder of them (relkt.data.jsonl_reader) | each record's `lang`             |
+| format | path                                                                   | languages from |
+|--------|------------------------------------------------------------------------|----------------|
+| squad  | a folder of `{lang}.json` / `xquad.{lang}.json`, or one such file      | the file names |
+| mlqa   | a folder of MLQA's `dev-context-XX-question-YY.json` (or `test-`)      | XX and YY      |
+| jsonl  | a `.jsonl` file, or a folder of them (relkt.data.jsonl_reader)         | each `lang`    |
+
+(squad covers XQuAD-R, raw XQuAD and SQuAD train's `en.json`.)
 
 `auto` tells the format from the files, and says what it found when it cannot.
 """
@@ -46,13 +48,19 @@ def detect_format(path: Path) -> str:
         if path.suffix == ".json":
             return "squad"
         raise DataError(f"{path}: cannot tell the format of this file (expected .json or .jsonl); set data.format")
-    kinds = [name for name, hit in (("mlqa", mlqa_files(path)), ("jsonl", _jsonl_files(path)), ("squad", squad_files(path))) if hit]
+    kinds = [
+        name
+        for name, hit in (("mlqa", mlqa_files(path)), ("jsonl", _jsonl_files(path)), ("squad", squad_files(path)))
+        if hit
+    ]
     if len(kinds) == 1:
         return kinds[0]
     seen = ", ".join(sorted(p.name for p in path.iterdir())[:6]) or "nothing"
     if not kinds:
-        raise DataError(f"{path}: no QA files relkt can read (it holds {seen}); expected {{lang}}.json (SQuAD/XQuAD), "
-                        "dev-context-XX-question-YY.json (MLQA) or *.jsonl")
+        raise DataError(
+            f"{path}: no QA files relkt can read (it holds {seen}); expected {{lang}}.json (SQuAD/XQuAD), "
+            "dev-context-XX-question-YY.json (MLQA) or *.jsonl"
+        )
     raise DataError(f"{path}: holds files of several formats ({', '.join(kinds)}); set data.format to the one to read")
 
 
@@ -64,7 +72,7 @@ class QaSource:
     format: str
 
     @classmethod
-    def open(cls, path: str | Path, format: str = "auto") -> "QaSource":
+    def open(cls, path: str | Path, format: str = "auto") -> QaSource:
         """The source at `path`, `format` resolved; a parent folder holding `xquad-r/` means that folder."""
         path = Path(path).expanduser()
         if not path.exists():
@@ -119,7 +127,9 @@ class QaSource:
         langs = list(langs) if langs else sorted(files)
         unknown = [lang for lang in langs if lang not in files]
         if unknown:
-            raise DataError(f"{self.path}: no data for language(s) {', '.join(unknown)}; available: {', '.join(sorted(files))}")
+            raise DataError(
+                f"{self.path}: no data for language(s) {', '.join(unknown)}; available: {', '.join(sorted(files))}"
+            )
         if self.format == "squad":
             return [read_squad_file(files[lang], lang) for lang in langs]
         if self.format == "mlqa":

@@ -20,7 +20,9 @@ def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
     if n <= 0 or n >= len(pool.questions):
         return pool
     keep = np.sort(np.random.default_rng(seed).choice(len(pool.questions), n, replace=False))
-    return LareqaPool([pool.questions[i] for i in keep], pool.candidates, [pool.gold[i] for i in keep], pool.unmatched_answers)
+    return LareqaPool(
+        [pool.questions[i] for i in keep], pool.candidates, [pool.gold[i] for i in keep], pool.unmatched_answers
+    )
 
 
 def train_source(data: Any, download: bool = True) -> QaSource:
@@ -44,8 +46,15 @@ def load_split(data: Any, split: str, langs=None) -> LareqaPool:
     source is that source whole, refused if it shares an article, context or question id with the training source."""
     source, within = scored_source(data, split)
     if within == split:
-        return LareqaPool.from_source(source, langs=langs, split=split, fractions=tuple(data.split_fractions),
-                                      seed=data.split_seed, folds=data.folds, fold=data.fold)
+        return LareqaPool.from_source(
+            source,
+            langs=langs,
+            split=split,
+            fractions=tuple(data.split_fractions),
+            seed=data.split_seed,
+            folds=data.folds,
+            fold=data.fold,
+        )
     tested, train = source.read(langs), train_source(data)
     check_unseen(train.read(), tested, str(train.path), str(source.path))
     return LareqaPool.from_language_data(tested)
@@ -59,8 +68,10 @@ def teacher_pool(data: Any, seed: int) -> LareqaPool:
     if data.answer_unit == "passage":
         pool = pool.to_passages()
     if not any(len(g) for g in pool.gold):
-        raise ConfigError(f"data.train_langs / data.answer_langs: no training anchors: no {data.train_langs} question "
-                          f"of the train split has an answer in {data.answer_langs}")
+        raise ConfigError(
+            f"data.train_langs / data.answer_langs: no training anchors: no {data.train_langs} question "
+            f"of the train split has an answer in {data.answer_langs}"
+        )
     return sample_questions(pool, data.max_train_questions, seed)
 
 
@@ -74,17 +85,24 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
     pool = load_split(data, "train")
     langs = data.student_langs or pool.langs
     if data.source_lang not in pool.langs:
-        raise ConfigError(f"data.source_lang: no {data.source_lang} data in the training source (it holds "
-                          f"{', '.join(pool.langs)})")
+        raise ConfigError(
+            f"data.source_lang: no {data.source_lang} data in the training source (it holds {', '.join(pool.langs)})"
+        )
     qa_langs = [x for x in langs if x in pool.langs] if data.parallel == "dataset" else list(langs)
     pairs_only = [x for x in langs if x not in qa_langs]
     if pairs_only:
         have = pair_languages(data.corpus_dir) if data.corpus_dir else []
         missing = [x for x in pairs_only if x not in have]
         if missing:
-            where = f"nor pairs in data.corpus_dir ({data.corpus_dir})" if data.corpus_dir else "and no data.corpus_dir is set"
-            raise ConfigError(f"data.student_langs: no data for {', '.join(missing)}: no QA data in the training source "
-                              f"(it holds {', '.join(pool.langs)}) {where}")
+            where = (
+                f"nor pairs in data.corpus_dir ({data.corpus_dir})"
+                if data.corpus_dir
+                else "and no data.corpus_dir is set"
+            )
+            raise ConfigError(
+                f"data.student_langs: no data for {', '.join(missing)}: no QA data in the training source "
+                f"(it holds {', '.join(pool.langs)}) {where}"
+            )
         qa_langs = sorted(set(qa_langs) | {data.source_lang})
     keep = sorted(set(qa_langs) | {data.source_lang}) if data.parallel == "dataset" else [data.source_lang]
     pool = pool.subset(question_langs=keep, candidate_langs=keep)
@@ -112,5 +130,9 @@ def languages_read(config: Any) -> set[str] | None:
     data = config.data
     if not hasattr(data, "train_langs") or not config.eval.langs:
         return None
-    return (set(data.train_langs) | set(data.answer_langs) | set(config.eval.langs)
-            | ({"en"} if config.eval.xx_en_units else set()))
+    return (
+        set(data.train_langs)
+        | set(data.answer_langs)
+        | set(config.eval.langs)
+        | ({"en"} if config.eval.xx_en_units else set())
+    )

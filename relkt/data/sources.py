@@ -1,4 +1,6 @@
-"""Where the LAReQA data comes from: --data-dir, else $RELKT_DATA_DIR, else the cache, else download (the path only;\nrelkt.data.qa_source reads what lies there)."""
+"""Where the LAReQA data comes from: --data-dir, else $RELKT_DATA_DIR, else the cache, else download.
+
+The path only; relkt.data.qa_source reads what lies there."""
 
 from __future__ import annotations
 

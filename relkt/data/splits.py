@@ -10,8 +10,11 @@ SPLITS = ("train", "dev", "test", "all")
 
 
 def article_split(
-    articles: list[str], fractions: tuple[float, float, float] = (0.7, 0.1, 0.2), seed: int = 0,
-    folds: int = 0, fold: int = 0,
+    articles: list[str],
+    fractions: tuple[float, float, float] = (0.7, 0.1, 0.2),
+    seed: int = 0,
+    folds: int = 0,
+    fold: int = 0,
 ) -> dict[str, set[str]]:
     """Assign each article to train/dev/test: shuffle the sorted titles with `seed`, cut by `fractions`.
 
@@ -44,7 +47,9 @@ def article_split(
     }
 
 
-def _fold_split(shuffled: list[str], fractions: tuple[float, float, float], folds: int, fold: int) -> dict[str, set[str]]:
+def _fold_split(
+    shuffled: list[str], fractions: tuple[float, float, float], folds: int, fold: int
+) -> dict[str, set[str]]:
     if folds < 2 or not 0 <= fold < folds:
         raise ConfigError(f"k-fold split: need folds >= 2 and 0 <= fold < folds, got folds={folds}, fold={fold}")
     if len(shuffled) < folds + 1:

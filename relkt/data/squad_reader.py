@@ -39,9 +39,7 @@ def _get(obj: object, key: str, kind: type, path: Path, where: str):
         raise DataError(f"{path}: {where}: missing field '{key}'")
     value = obj[key]
     if not isinstance(value, kind):
-        raise DataError(
-            f"{path}: {where}.{key}: expected {kind.__name__}, got {type(value).__name__}"
-        )
+        raise DataError(f"{path}: {where}.{key}: expected {kind.__name__}, got {type(value).__name__}")
     return value
 
 
@@ -54,16 +52,13 @@ def _sentence_spans(paragraph: dict, context: str, path: Path, where: str) -> tu
     breaks = _get(paragraph, "sentence_breaks", list, path, where)
     sentences = _get(paragraph, "sentences", list, path, where)
     if len(breaks) != len(sentences):
-        raise DataError(
-            f"{path}: {where}: {len(sentences)} 'sentences' but {len(breaks)} 'sentence_breaks'"
-        )
+        raise DataError(f"{path}: {where}: {len(sentences)} 'sentences' but {len(breaks)} 'sentence_breaks'")
     spans = []
     for k, span in enumerate(breaks):
         ok = isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span)
         if not ok or not 0 <= span[0] <= span[1] <= len(context):
             raise DataError(
-                f"{path}: {where}.sentence_breaks[{k}]: expected [start, end] within the context, "
-                f"got {span!r}"
+                f"{path}: {where}.sentence_breaks[{k}]: expected [start, end] within the context, got {span!r}"
             )
         spans.append((span[0], span[1]))
     return spans, False
@@ -105,16 +100,24 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                     raise DataError(f"{path}: {where}.sentences[{k}]: expected a string")
                 out.candidates.append(
                     Candidate(
-                        cid=f"{lang}:{a}.{p}.{k}", lang=lang, sentence=text, context=context,
-                        article=title, paragraph=p, start=s, end=e,
+                        cid=f"{lang}:{a}.{p}.{k}",
+                        lang=lang,
+                        sentence=text,
+                        context=context,
+                        article=title,
+                        paragraph=p,
+                        start=s,
+                        end=e,
                     )
                 )
             for q, qa in enumerate(_get(paragraph, "qas", list, path, where)):
                 where_q = f"{where}.qas[{q}]"
                 qas_id = _get(qa, "id", str, path, where_q)
                 if qas_id in seen:  # an id links a question to its answers in every language: a repeat cross-links them
-                    raise DataError(f"{path}: {where_q}.id: qas id {qas_id!r} is used twice (first at {seen[qas_id]}); "
-                                    "within a language every question id must be unique")
+                    raise DataError(
+                        f"{path}: {where_q}.id: qas id {qas_id!r} is used twice (first at {seen[qas_id]}); "
+                        "within a language every question id must be unique"
+                    )
                 seen[qas_id] = where_q
                 text = _get(qa, "question", str, path, where_q)
                 if not text.strip():
@@ -124,8 +127,7 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                     raise DataError(f"{path}: {where_q}.answers: no answer (id {qas_id})")
                 start = _get(answers[0], "answer_start", int, path, f"{where_q}.answers[0]")
                 out.questions.append(
-                    Question(qas_id=qas_id, lang=lang, text=text, article=title, paragraph=p,
-                             answer_start=start)
+                    Question(qas_id=qas_id, lang=lang, text=text, article=title, paragraph=p, answer_start=start)
                 )
                 hit = next((k for k, (s, e) in enumerate(spans) if s <= start < e), None)
                 if hit is None:
@@ -134,12 +136,17 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                     out.answer_sentence[qas_id] = first + hit
     if not out.candidates or not out.questions:  # dropped from the table but kept in the pool, it moves every score
         missing = "no paragraphs with context" if not out.candidates else "no questions (every qas list is empty)"
-        raise DataError(f"{path}: {missing}; a language file must hold both questions and candidate sentences "
-                        f"(remove it from the folder to leave {lang} out)")
+        raise DataError(
+            f"{path}: {missing}; a language file must hold both questions and candidate sentences "
+            f"(remove it from the folder to leave {lang} out)"
+        )
     if out.unmatched_answers:
         log.warning(
             "%s: %d answer_start offsets lie in no sentence span (e.g. qas id %s); "
             "those questions have no gold answer in %s",
-            path, len(out.unmatched_answers), out.unmatched_answers[0], lang,
+            path,
+            len(out.unmatched_answers),
+            out.unmatched_answers[0],
+            lang,
         )
     return out

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from relkt.errors import RelktError
 from relkt.io import atomic_write_json
@@ -59,8 +60,24 @@ class ArgosTranslator:
 
 
 # relkt's ISO 639-1 codes -> Apertium's ISO 639-3 ones.
-APERTIUM_CODES = {"en": "eng", "es": "spa", "de": "deu", "el": "ell", "ru": "rus", "ar": "ara", "tr": "tur", "hi": "hin",
-                  "vi": "vie", "th": "tha", "zh": "zho", "ro": "ron", "fr": "fra", "it": "ita", "pt": "por", "ca": "cat"}
+APERTIUM_CODES = {
+    "en": "eng",
+    "es": "spa",
+    "de": "deu",
+    "el": "ell",
+    "ru": "rus",
+    "ar": "ara",
+    "tr": "tur",
+    "hi": "hin",
+    "vi": "vie",
+    "th": "tha",
+    "zh": "zho",
+    "ro": "ron",
+    "fr": "fra",
+    "it": "ita",
+    "pt": "por",
+    "ca": "cat",
+}
 
 
 class ApertiumTranslator:
@@ -69,22 +86,32 @@ class ApertiumTranslator:
     def __init__(self, command: str = "apertium"):
         self.command = shutil.which(command)
         if self.command is None:
-            raise TranslationError(f"machine translation with Apertium needs the `{command}` command: apt-get install "
-                                   "apertium apertium-eng-spa (or another apertium-* language pair)")
+            raise TranslationError(
+                f"machine translation with Apertium needs the `{command}` command: apt-get install "
+                "apertium apertium-eng-spa (or another apertium-* language pair)"
+            )
 
     def mode(self, source: str, target: str) -> str:
         return f"{APERTIUM_CODES.get(source, source)}-{APERTIUM_CODES.get(target, target)}"
 
     def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
         lines = [" ".join(t.split()) for t in texts]  # a newline inside a text would split it in two
-        run = subprocess.run([self.command, "-u", self.mode(source, target)], input="\n".join(lines) + "\n",
-                             capture_output=True, text=True)
+        run = subprocess.run(
+            [self.command, "-u", self.mode(source, target)],
+            input="\n".join(lines) + "\n",
+            capture_output=True,
+            text=True,
+        )
         if run.returncode != 0:
-            raise TranslationError(f"apertium has no {source}->{target} pair ({self.mode(source, target)}): "
-                                   f"{(run.stderr or run.stdout).strip()}")
+            raise TranslationError(
+                f"apertium has no {source}->{target} pair ({self.mode(source, target)}): "
+                f"{(run.stderr or run.stdout).strip()}"
+            )
         out = run.stdout.rstrip("\n").split("\n")
         if len(out) != len(lines):
-            raise TranslationError(f"apertium {self.mode(source, target)} returned {len(out)} lines for {len(lines)} texts")
+            raise TranslationError(
+                f"apertium {self.mode(source, target)} returned {len(out)} lines for {len(lines)} texts"
+            )
         return out
 
 

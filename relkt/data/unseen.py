@@ -28,7 +28,9 @@ def check_unseen(train: list[LanguageData], test: list[LanguageData], train_name
         if shared:
             more = f", and {len(shared) - 1} more" if len(shared) > 1 else ""
             first = shared[0] if kind != "context" else shared[0][:60] + ("..." if len(shared[0]) > 60 else "")
-            raise DataError(f"test source {test_name}: {kind} {first!r} ({scored[kind][shared[0]]}) also occurs in the "
-                            f"training source {train_name} ({seen[kind][shared[0]]}){more}; a test "
-                            "set must be unseen: remove them from one side, or score the training source's own test split "
-                            "(no data.test_dir)")
+            raise DataError(
+                f"test source {test_name}: {kind} {first!r} ({scored[kind][shared[0]]}) also occurs in the "
+                f"training source {train_name} ({seen[kind][shared[0]]}){more}; a test "
+                "set must be unseen: remove them from one side, or score the training source's own test split "
+                "(no data.test_dir)"
+            )

@@ -41,7 +41,7 @@ class BertEncoder(SentenceEncoder):
         self.pad_id = tokenizer.token_to_id("[PAD]")
 
     @classmethod
-    def from_preset(cls, path: str | Path, max_length: int | None = None, **kwargs) -> "BertEncoder":
+    def from_preset(cls, path: str | Path, max_length: int | None = None, **kwargs) -> BertEncoder:
         """Load an HF-format (config.json, model.safetensors, vocab.txt) or keras-hub preset directory, or
         a relkt export of a BERT encoder. `max_length` defaults to 128 (an export: the one it was trained with)."""
         path = str(path)
@@ -57,7 +57,7 @@ class BertEncoder(SentenceEncoder):
         return cls(backbone, tokenizer, max_length=max_length or 128, **kwargs)
 
     @classmethod
-    def from_export(cls, path: str | Path, max_length: int | None = None, **kwargs) -> "BertEncoder":
+    def from_export(cls, path: str | Path, max_length: int | None = None, **kwargs) -> BertEncoder:
         """Rebuild a trainable BertEncoder from a relkt export of one (`bert:RUN/best`).
 
         The architecture is read off the SavedModel's variable shapes, the weights are copied by
@@ -68,13 +68,21 @@ class BertEncoder(SentenceEncoder):
         saved = {v.name.split(":")[0]: v for v in tf.saved_model.load(str(path)).variables}
         try:
             vocab_size, hidden = saved["token_embedding/embeddings"].shape
-            layers = sum(1 for n in saved if n.startswith("transformer_layer_") and n.endswith("/self_attention_layer/query/kernel"))
+            layers = sum(
+                1
+                for n in saved
+                if n.startswith("transformer_layer_") and n.endswith("/self_attention_layer/query/kernel")
+            )
             heads = saved["transformer_layer_0/self_attention_layer/query/kernel"].shape[1]
             backbone = keras_hub.models.BertBackbone(
-                vocabulary_size=int(vocab_size), num_layers=layers, num_heads=int(heads), hidden_dim=int(hidden),
+                vocabulary_size=int(vocab_size),
+                num_layers=layers,
+                num_heads=int(heads),
+                hidden_dim=int(hidden),
                 intermediate_dim=int(saved["transformer_layer_0/feedforward_intermediate_dense/kernel"].shape[1]),
                 max_sequence_length=int(saved["position_embedding/embeddings"].shape[0]),
-                num_segments=int(saved["segment_embedding/embeddings"].shape[0]))
+                num_segments=int(saved["segment_embedding/embeddings"].shape[0]),
+            )
             for w in backbone.weights:
                 w.assign(saved[w.path].numpy())
         except KeyError as e:

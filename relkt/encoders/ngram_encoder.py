@@ -39,7 +39,9 @@ class NgramEncoder(SentenceEncoder):
         self.ngram_sizes, self.max_ngrams, self.seed = tuple(int(n) for n in ngram_sizes), int(max_ngrams), seed
         init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
         self.embedding = keras.layers.Embedding(num_buckets, dim, embeddings_initializer=init, name="ngram_embedding")
-        self.projection = keras.layers.Dense(dim, kernel_initializer=keras.initializers.GlorotUniform(seed), name="projection")
+        self.projection = keras.layers.Dense(
+            dim, kernel_initializer=keras.initializers.GlorotUniform(seed), name="projection"
+        )
 
     @property
     def dim(self) -> int:
@@ -66,6 +68,9 @@ class NgramEncoder(SentenceEncoder):
     def get_config(self):
         return {
             **super().get_config(),
-            "dim": self._dim, "num_buckets": self.num_buckets, "ngram_sizes": list(self.ngram_sizes),
-            "max_ngrams": self.max_ngrams, "seed": self.seed,
+            "dim": self._dim,
+            "num_buckets": self.num_buckets,
+            "ngram_sizes": list(self.ngram_sizes),
+            "max_ngrams": self.max_ngrams,
+            "seed": self.seed,
         }

@@ -3,8 +3,8 @@ and what differs between encoder kinds when a student grows its vocabulary."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from relkt.encoders.bert_encoder import BertEncoder
 from relkt.encoders.hub_encoder import HubEncoder
@@ -41,8 +41,10 @@ def build_encoder(spec: str, trainable: bool = True, **options):
     elif kind == "muse":
         encoder = MuseEncoder.from_export(arg, **options) if arg else MuseEncoder.from_wheel(**options)
     elif kind == "muse-large" and not arg:
-        raise EncoderError("muse-large is not available offline; mUSE-large from TF Hub is 'muse-large-hub' "
-                           "(needs network once), the offline mUSE-small v3 is 'muse'")
+        raise EncoderError(
+            "muse-large is not available offline; mUSE-large from TF Hub is 'muse-large-hub' "
+            "(needs network once), the offline mUSE-small v3 is 'muse'"
+        )
     elif kind in ("hub", "muse-hub", "muse-large-hub"):
         encoder = HubEncoder.from_spec(spec, trainable=trainable, **options)
     else:
@@ -51,18 +53,28 @@ def build_encoder(spec: str, trainable: bool = True, **options):
     return encoder
 
 
-def extend_encoder_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
-                              split_scripts: Sequence[str] = NO_SPACE_SCRIPTS, seed: int = 0,
-                              pieces: int = 0, piece_scripts: Sequence[str] = ()) -> tuple[object, VocabExtension]:
+def extend_encoder_vocabulary(
+    encoder,
+    texts: Sequence[str],
+    min_count: int = 1,
+    init: str = "random",
+    split_scripts: Sequence[str] = NO_SPACE_SCRIPTS,
+    seed: int = 0,
+    pieces: int = 0,
+    piece_scripts: Sequence[str] = (),
+) -> tuple[object, VocabExtension]:
     """A copy of `encoder` whose vocabulary reads `texts`: new sentencepiece pieces for a `muse` encoder
     (`extend_sentencepiece_vocabulary`), new WordPiece tokens for a `bert:` one (`extend_vocabulary`);
     deterministic given the texts and seed, so a resumed run rebuilds the same vocabulary."""
     if isinstance(encoder, MuseEncoder):
-        return extend_sentencepiece_vocabulary(encoder, texts, min_count, init, seed=seed, pieces=pieces,
-                                               piece_scripts=piece_scripts)
+        return extend_sentencepiece_vocabulary(
+            encoder, texts, min_count, init, seed=seed, pieces=pieces, piece_scripts=piece_scripts
+        )
     if piece_scripts:
-        raise ConfigError(f"extend_vocab.piece_scripts={list(piece_scripts)} is for `muse` students; a BERT student's "
-                          f"extra scripts go in split_scripts")
+        raise ConfigError(
+            f"extend_vocab.piece_scripts={list(piece_scripts)} is for `muse` students; a BERT student's "
+            f"extra scripts go in split_scripts"
+        )
     return extend_vocabulary(encoder, texts, min_count, init, split_scripts, seed=seed, pieces=pieces)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import sys
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import keras
 import numpy as np
@@ -13,14 +13,14 @@ import tensorflow as tf
 from tqdm.auto import tqdm
 
 
-def masked_mean(sequence: "keras.KerasTensor", mask: "keras.KerasTensor") -> "keras.KerasTensor":
+def masked_mean(sequence: keras.KerasTensor, mask: keras.KerasTensor) -> keras.KerasTensor:
     """Mean over the positions where `mask` is 1 (the sentence-transformers pooling)."""
     mask = keras.ops.cast(mask, sequence.dtype)[..., None]
     total = keras.ops.sum(sequence * mask, axis=1)
     return total / keras.ops.maximum(keras.ops.sum(mask, axis=1), 1.0)
 
 
-def l2_normalize(x: "keras.KerasTensor") -> "keras.KerasTensor":
+def l2_normalize(x: keras.KerasTensor) -> keras.KerasTensor:
     """Unit rows in float32 (also under mixed precision); a zero row stays zero."""
     x = keras.ops.cast(x, "float32")
     return x / keras.ops.maximum(keras.ops.norm(x, axis=-1, keepdims=True), 1e-12)
@@ -79,9 +79,7 @@ class SentenceEncoder(keras.Model):
         pieces per character vary by script (sentencepiece) counts pieces instead."""
         return np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
 
-    def encode(
-        self, texts: Sequence[str], batch_size: int = 64, progress: bool | str = False
-    ) -> np.ndarray:
+    def encode(self, texts: Sequence[str], batch_size: int = 64, progress: bool | str = False) -> np.ndarray:
         """Embed `texts` in batches (longest first, so padding is trimmed per batch); rows in input order."""
         texts = list(texts)
         if not texts:
@@ -106,7 +104,9 @@ class SentenceEncoder(keras.Model):
         forward = self._forward(ds.element_spec)
         out = np.empty((len(texts), self.dim), np.float32)
         desc = progress if isinstance(progress, str) else "encoding"
-        with tqdm(total=len(texts), desc=desc, unit="text", disable=not progress or not sys.stderr.isatty(), leave=False) as bar:
+        with tqdm(
+            total=len(texts), desc=desc, unit="text", disable=not progress or not sys.stderr.isatty(), leave=False
+        ) as bar:
             pos = 0
             for features in ds:
                 emb = forward(features).numpy()
@@ -119,7 +119,8 @@ class SentenceEncoder(keras.Model):
 @contextlib.contextmanager
 def reading_whole(encoder: SentenceEncoder, max_length: int) -> Iterator[None]:
     """Inside the block `encode` reads texts up to `max_length` pieces (a whole article of the XX->EN protocol), if
-    the encoder `reads_any_length`; a training pipeline traced before keeps its own length. Others are left as they are."""
+    the encoder `reads_any_length`; a training pipeline traced before keeps its own length. Others are left as
+    they are."""
     own = getattr(encoder, "max_length", None)
     if not encoder.reads_any_length or own is None or own >= max_length:
         yield

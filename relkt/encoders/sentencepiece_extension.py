@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import logging
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import sentencepiece as spm
@@ -28,8 +28,8 @@ import tensorflow as tf
 from sentencepiece import sentencepiece_model_pb2
 
 from relkt.encoders.muse_encoder import MuseEncoder
-from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.encoders.script_split_tokenizer import script_pattern
+from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.encoders.vocab_extension import INIT_CHOICES, VocabExtension
 from relkt.errors import ConfigError
 
@@ -61,8 +61,10 @@ def missing_characters(proto: bytes, texts: Sequence[str]) -> tuple[list[str], l
     inside = {c for p in model.pieces for c in p.piece}
     counts = character_counts(proto, texts)
     order = lambda chars: sorted(chars, key=lambda c: (-counts[c], c))  # noqa: E731
-    return (order(c for c in counts if c not in inside),
-            order(c for c in counts if c in inside and c not in singles and c != "\u2581"))
+    return (
+        order(c for c in counts if c not in inside),
+        order(c for c in counts if c in inside and c not in singles and c != "\u2581"),
+    )
 
 
 def learn_pieces(proto: bytes, texts: Sequence[str], num_pieces: int) -> list[tuple[str, float]]:
@@ -74,13 +76,23 @@ def learn_pieces(proto: bytes, texts: Sequence[str], num_pieces: int) -> list[tu
     out = io.BytesIO()
     try:  # room for every character and the meta pieces, plus `num_pieces` longer pieces
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(texts), model_writer=out, model_type="unigram", vocab_size=chars + num_pieces + 4,
-            hard_vocab_limit=False, character_coverage=1.0, normalization_rule_name=base.normalizer_spec.name,
-            add_dummy_prefix=base.normalizer_spec.add_dummy_prefix, num_threads=1, minloglevel=2,
-            max_sentence_length=1 << 16)
+            sentence_iterator=iter(texts),
+            model_writer=out,
+            model_type="unigram",
+            vocab_size=chars + num_pieces + 4,
+            hard_vocab_limit=False,
+            character_coverage=1.0,
+            normalization_rule_name=base.normalizer_spec.name,
+            add_dummy_prefix=base.normalizer_spec.add_dummy_prefix,
+            num_threads=1,
+            minloglevel=2,
+            max_sentence_length=1 << 16,
+        )
     except RuntimeError as e:  # e.g. too little text for that many pieces: say so rather than learn none silently
-        raise ConfigError(f"student.extend_vocab.pieces={num_pieces}: sentencepiece could not learn pieces from "
-                          f"{len(texts)} training texts ({e}); use fewer pieces or 0 (single characters)") from None
+        raise ConfigError(
+            f"student.extend_vocab.pieces={num_pieces}: sentencepiece could not learn pieces from "
+            f"{len(texts)} training texts ({e}); use fewer pieces or 0 (single characters)"
+        ) from None
     learned = _model(out.getvalue())
     return [(p.piece, p.score) for p in learned.pieces if p.type == p.NORMAL and len(p.piece) > 1]
 
@@ -92,8 +104,10 @@ def in_scripts(pieces: Sequence[str], scripts: Sequence[str]) -> np.ndarray:
     try:
         return tf.strings.regex_full_match(list(pieces), f".*(?:{script_pattern(scripts)}).*").numpy()
     except tf.errors.InvalidArgumentError:
-        raise ConfigError(f"student.extend_vocab.piece_scripts={list(scripts)}: not all Unicode script names RE2 "
-                          f"knows (e.g. Greek, Devanagari, Cyrillic)") from None
+        raise ConfigError(
+            f"student.extend_vocab.piece_scripts={list(scripts)}: not all Unicode script names RE2 "
+            f"knows (e.g. Greek, Devanagari, Cyrillic)"
+        ) from None
 
 
 def composed_rows(proto: bytes, pieces: Sequence[str], table: np.ndarray) -> np.ndarray:
@@ -108,8 +122,15 @@ def composed_rows(proto: bytes, pieces: Sequence[str], table: np.ndarray) -> np.
     return np.stack([table[i or [unk]].mean(axis=0) for i in ids]) if pieces else table[:0]
 
 
-def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
-                                    seed: int = 0, pieces: int = 0, piece_scripts: Sequence[str] = ()):
+def extend_sentencepiece_vocabulary(
+    encoder,
+    texts: Sequence[str],
+    min_count: int = 1,
+    init: str = "random",
+    seed: int = 0,
+    pieces: int = 0,
+    piece_scripts: Sequence[str] = (),
+):
     """A copy of the MuseEncoder `encoder` whose vocabulary reads `texts` without `<unk>`; returns
     (encoder, VocabExtension). `min_count` drops characters seen fewer times; `pieces` > 0 learns a unigram
     model of that size and keeps its pieces that hold an unreadable character or one of `piece_scripts`. New
@@ -118,8 +139,10 @@ def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: in
     if init not in MUSE_INIT_CHOICES:
         raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(MUSE_INIT_CHOICES)}")
     if piece_scripts and pieces <= 0:
-        raise ConfigError(f"student.extend_vocab.piece_scripts={list(piece_scripts)} keeps learned pieces: set "
-                          f"student.extend_vocab.pieces > 0")
+        raise ConfigError(
+            f"student.extend_vocab.piece_scripts={list(piece_scripts)} keeps learned pieces: set "
+            f"student.extend_vocab.pieces > 0"
+        )
     if encoder.added_pieces_start:
         raise ConfigError("this muse encoder's vocabulary was extended already; extend the base (teacher) once")
     proto = bytes(encoder.tokenizer.proto)
@@ -155,8 +178,12 @@ def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: in
         rows = np.repeat(table.mean(axis=0)[None], len(new), axis=0)
         if init == "random":
             rows = rows + np.random.default_rng(seed).normal(size=rows.shape) * table.std(axis=0)
-    config = {**encoder.get_config(), "vocabulary_size": len(table) + len(new),
-              "added_pieces_start": first_piece, "added_rows_start": len(table)}
+    config = {
+        **encoder.get_config(),
+        "vocabulary_size": len(table) + len(new),
+        "added_pieces_start": first_piece,
+        "added_rows_start": len(table),
+    }
     config["tokenizer"] = sentencepiece_tokenizer(model.SerializeToString())
     extended = MuseEncoder(**config)
     extended.build()
@@ -164,9 +191,15 @@ def extend_sentencepiece_vocabulary(encoder, texts: Sequence[str], min_count: in
         if target.path.partition("/")[2] != source.path.partition("/")[2]:
             raise RuntimeError(f"muse weights out of order: {target.path} vs {source.path}")
         value = source.numpy()
-        target.assign(np.concatenate([value, rows.astype(value.dtype)]) if source is encoder.token_embedding.embeddings
-                      else value)
+        target.assign(
+            np.concatenate([value, rows.astype(value.dtype)]) if source is encoder.token_embedding.embeddings else value
+        )
     extended.trainable = encoder.trainable
-    log.info("muse vocabulary: +%d pieces (%d unreadable characters, %d only inside pieces, %d learned)",
-             len(new), len(unreadable), len(partial), learned)
+    log.info(
+        "muse vocabulary: +%d pieces (%d unreadable characters, %d only inside pieces, %d learned)",
+        len(new),
+        len(unreadable),
+        len(partial),
+        learned,
+    )
     return extended, VocabExtension([p for p, _ in new], len(table), "", learned)

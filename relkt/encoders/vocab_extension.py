@@ -12,17 +12,19 @@ the teacher could read.
 
 from __future__ import annotations
 
+import io
 import logging
 from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Collection, Sequence
-
-import io
 
 import numpy as np
 import sentencepiece as spm
 import tensorflow as tf
-from keras_hub.src.tokenizers.word_piece_tokenizer import get_special_tokens_pattern, pretokenize  # not exported publicly
+from keras_hub.src.tokenizers.word_piece_tokenizer import (
+    get_special_tokens_pattern,
+    pretokenize,
+)  # not exported publicly
 
 from relkt.encoders.bert_encoder import BertEncoder
 from relkt.encoders.script_split_tokenizer import NO_SPACE_SCRIPTS, ScriptSplitTokenizer, script_pattern
@@ -40,12 +42,20 @@ class VocabExtension:
     tokens: list[str] = field(default_factory=list)
     first_id: int = 0
     split_pattern: str = ""
-    learned_pieces: int = 0  # multi-character script pieces BPE learned that the training texts use (the split holds them)
+    learned_pieces: int = (
+        0  # multi-character script pieces BPE learned that the training texts use (the split holds them)
+    )
 
     def summary(self) -> dict:
         initial = sum(not t.startswith("##") for t in self.tokens)
-        return {"added_tokens": len(self.tokens), "initial_pieces": initial, "continuation_pieces": len(self.tokens) - initial,
-                "learned_script_pieces": self.learned_pieces, "first_id": self.first_id, "split_pattern": self.split_pattern}
+        return {
+            "added_tokens": len(self.tokens),
+            "initial_pieces": initial,
+            "continuation_pieces": len(self.tokens) - initial,
+            "learned_script_pieces": self.learned_pieces,
+            "first_id": self.first_id,
+            "split_pattern": self.split_pattern,
+        }
 
 
 def _words(tokenizer, texts: Sequence[str], batch_size: int = 1024) -> list[str]:
@@ -57,7 +67,9 @@ def _words(tokenizer, texts: Sequence[str], batch_size: int = 1024) -> list[str]
         batch = tf.constant(list(texts[lo : lo + batch_size]))
         if split:  # as ScriptSplitTokenizer.tokenize does
             batch = tf.strings.regex_replace(tokenizer.normalize(batch), split, r" \0 ")
-        ragged = pretokenize(batch, tokenizer.lowercase, tokenizer.strip_accents, tokenizer.split, tokenizer.split_on_cjk, pattern)
+        ragged = pretokenize(
+            batch, tokenizer.lowercase, tokenizer.strip_accents, tokenizer.split, tokenizer.split_on_cjk, pattern
+        )
         words.extend(w.decode("utf-8") for w in ragged.flat_values.numpy())
     return words
 
@@ -115,9 +127,20 @@ def _bpe_pieces(runs: list[str], num_pieces: int) -> list[str]:
     model = io.BytesIO()
     try:
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(runs), model_writer=model, model_type="bpe", vocab_size=len(set("".join(runs))) + num_pieces + 1,
-            hard_vocab_limit=False, character_coverage=1.0, normalization_rule_name="identity", add_dummy_prefix=False,
-            bos_id=-1, eos_id=-1, unk_id=0, num_threads=1, minloglevel=2)
+            sentence_iterator=iter(runs),
+            model_writer=model,
+            model_type="bpe",
+            vocab_size=len(set("".join(runs))) + num_pieces + 1,
+            hard_vocab_limit=False,
+            character_coverage=1.0,
+            normalization_rule_name="identity",
+            add_dummy_prefix=False,
+            bos_id=-1,
+            eos_id=-1,
+            unk_id=0,
+            num_threads=1,
+            minloglevel=2,
+        )
     except RuntimeError as e:  # e.g. too little text to learn anything from
         log.warning("no script pieces learned (%s); characters only", e)
         return []
@@ -126,8 +149,15 @@ def _bpe_pieces(runs: list[str], num_pieces: int) -> list[str]:
     return [p for p in pieces if len(p) > 1 and "\u2581" not in p][:num_pieces]
 
 
-def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: str = "random",
-                      split_scripts: Sequence[str] = NO_SPACE_SCRIPTS, seed: int = 0, pieces: int = 0):
+def extend_vocabulary(
+    encoder,
+    texts: Sequence[str],
+    min_count: int = 1,
+    init: str = "random",
+    split_scripts: Sequence[str] = NO_SPACE_SCRIPTS,
+    seed: int = 0,
+    pieces: int = 0,
+):
     """A copy of the BertEncoder `encoder` whose vocabulary also covers `texts`; returns (encoder, VocabExtension).
 
     `pieces` > 0 learns that many multi-character pieces per script of `split_scripts` (`learn_script_pieces`);
@@ -145,13 +175,18 @@ def extend_vocabulary(encoder, texts: Sequence[str], min_count: int = 1, init: s
         raise ConfigError(
             f"vocabulary extension needs a bert: student (bert:PATH, minilm, or a relkt export of a BERT encoder) or a "
             f"muse one (muse, muse:DIR), got a {type(encoder).__name__}: a hub: SavedModel keeps its vocabulary inside "
-            "its graph, where it cannot grow")
+            "its graph, where it cannot grow"
+        )
     if init not in INIT_CHOICES:
         raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(INIT_CHOICES)} (compose: muse only)")
     old = encoder.tokenizer
     pattern = script_pattern(split_scripts)
-    settings = dict(lowercase=old.lowercase, strip_accents=old.strip_accents, split=old.split,
-                    split_on_cjk=old.split_on_cjk and "Han" not in split_scripts)
+    settings = dict(
+        lowercase=old.lowercase,
+        strip_accents=old.strip_accents,
+        split=old.split,
+        split_on_cjk=old.split_on_cjk and "Han" not in split_scripts,
+    )
     old_vocab = list(old.get_vocabulary())
     # Find what is missing with the splitting the extended tokenizer will do.
     probe = ScriptSplitTokenizer(vocabulary=old_vocab, split_pattern=pattern, **settings)

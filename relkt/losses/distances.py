@@ -28,6 +28,7 @@ def infonce(anchors, positives, keys, temperature: float = 0.05):
     """Per-anchor InfoNCE: -log of the softmax weight, over cos(a_i, .) / temperature, of a_i's own
     positive p_i against the `keys` (batch, K). Keys equal to p_i (cos > 1 - 1e-6: the positive itself, or
     the same answer or English question met again in another language) are not negatives and are left out."""
+
     def unit(x):
         x = keras.ops.cast(x, "float32")
         return x / keras.ops.maximum(keras.ops.norm(x, axis=-1, keepdims=True), 1e-12)

@@ -42,8 +42,9 @@ def distillation_terms(teacher_q, student_q, teacher_d, student_d, distance: str
     )
 
 
-def contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature: float = 0.05,
-                      question_bank=None, document_bank=None):
+def contrastive_terms(
+    teacher_q, student_q, teacher_d, student_d, temperature: float = 0.05, question_bank=None, document_bank=None
+):
     """The three terms as ranking losses (`infonce`), each of shape (batch,): S(q_x) must pick T(q_en)
     among the question targets, S(d) its T(d) and S(q_x) its T(d) among the document targets. The
     candidates are the batch's own targets, or every target of the training set (`*_bank`, (K, dim))."""
@@ -57,10 +58,19 @@ def contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature: f
 
 
 def distillation_components(
-    teacher_q, student_q, teacher_d, student_d,
-    gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
-    distance: str = "squared_l2", contrast: float = 0.0, temperature: float = 0.05,
-    question_bank=None, document_bank=None,
+    teacher_q,
+    student_q,
+    teacher_d,
+    student_d,
+    gamma: float = 1000.0,
+    beta: float = 0.001,
+    lam: float = 1.0,
+    omega: float = 0.01,
+    distance: str = "squared_l2",
+    contrast: float = 0.0,
+    temperature: float = 0.05,
+    question_bank=None,
+    document_bank=None,
 ):
     """`(loss, measurements)`: the per-example loss of `distillation_loss` and its unweighted terms, each of shape
     (batch,), for logging: `q`, `d`, `dq` (the distances), and with `contrast` > 0 `q_rank`, `d_rank`, `dq_rank`
@@ -71,8 +81,9 @@ def distillation_components(
     d, dq = d * has_document, dq * has_document
     measurements = {"q": q, "d": d, "dq": dq}
     if contrast:
-        cq, cd, cdq = contrastive_terms(teacher_q, student_q, teacher_d, student_d, temperature,
-                                        question_bank, document_bank)
+        cq, cd, cdq = contrastive_terms(
+            teacher_q, student_q, teacher_d, student_d, temperature, question_bank, document_bank
+        )
         cd, cdq = cd * has_document, cdq * has_document
         measurements.update(q_rank=cq, d_rank=cd, dq_rank=cdq)
         q, d, dq = q + contrast * cq, d + contrast * cd, dq + contrast * cdq
@@ -80,10 +91,19 @@ def distillation_components(
 
 
 def distillation_loss(
-    teacher_q, student_q, teacher_d, student_d,
-    gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
-    distance: str = "squared_l2", contrast: float = 0.0, temperature: float = 0.05,
-    question_bank=None, document_bank=None,
+    teacher_q,
+    student_q,
+    teacher_d,
+    student_d,
+    gamma: float = 1000.0,
+    beta: float = 0.001,
+    lam: float = 1.0,
+    omega: float = 0.01,
+    distance: str = "squared_l2",
+    contrast: float = 0.0,
+    temperature: float = 0.05,
+    question_bank=None,
+    document_bank=None,
 ):
     """Per-example gamma * (beta ||T(q_en) - S(q_x)||^2 + lambda ||T(d) - S(d)||^2 + omega ||T(d) - S(q_x)||^2).
 
@@ -95,8 +115,21 @@ def distillation_loss(
     the differences between questions; the ranking loss keeps them apart. With `question_bank` and
     `document_bank` (every teacher target of the training set) the ranking is against all of them.
     """
-    return distillation_components(teacher_q, student_q, teacher_d, student_d, gamma, beta, lam, omega, distance,
-                                   contrast, temperature, question_bank, document_bank)[0]
+    return distillation_components(
+        teacher_q,
+        student_q,
+        teacher_d,
+        student_d,
+        gamma,
+        beta,
+        lam,
+        omega,
+        distance,
+        contrast,
+        temperature,
+        question_bank,
+        document_bank,
+    )[0]
 
 
 @keras.saving.register_keras_serializable(package="relkt")
@@ -118,14 +151,27 @@ class DistillationLoss(keras.losses.Loss):
     over with `set_banks`; they are data, not configuration, and are not serialized).
     """
 
-    def __init__(self, gamma: float = 1000.0, beta: float = 0.001, lam: float = 1.0, omega: float = 0.01,
-                 distance: str = "squared_l2", objective: str = "q+d+dq", contrast: float = 0.0,
-                 temperature: float = 0.05, negatives: str = "batch", name: str = "distillation_loss", **kwargs):
+    def __init__(
+        self,
+        gamma: float = 1000.0,
+        beta: float = 0.001,
+        lam: float = 1.0,
+        omega: float = 0.01,
+        distance: str = "squared_l2",
+        objective: str = "q+d+dq",
+        contrast: float = 0.0,
+        temperature: float = 0.05,
+        negatives: str = "batch",
+        name: str = "distillation_loss",
+        **kwargs,
+    ):
         super().__init__(name=name, **kwargs)
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {objective!r}; valid: {', '.join(OBJECTIVES)}")
         if contrast < 0 or temperature <= 0:
-            raise ValueError(f"contrast must be >= 0 and temperature > 0, got contrast={contrast}, temperature={temperature}")
+            raise ValueError(
+                f"contrast must be >= 0 and temperature > 0, got contrast={contrast}, temperature={temperature}"
+            )
         if negatives not in NEGATIVES:
             raise ValueError(f"unknown negatives {negatives!r}; valid: {', '.join(NEGATIVES)}")
         self.contrast, self.temperature, self.negatives = float(contrast), float(temperature), negatives
@@ -148,15 +194,38 @@ class DistillationLoss(keras.losses.Loss):
         banks = (None, None)
         if self.contrast and self.negatives == "bank":
             if self.question_bank is None:
-                raise ValueError("DistillationLoss(negatives='bank') needs set_banks(question_targets, document_targets) first")
+                raise ValueError(
+                    "DistillationLoss(negatives='bank') needs set_banks(question_targets, document_targets) first"
+                )
             banks = (self.question_bank, self.document_bank)
-        return distillation_components(y_true[:, QUESTION], y_pred[:, QUESTION], y_true[:, DOCUMENT], y_pred[:, DOCUMENT],
-                                       self.gamma, beta, lam, omega, self.distance, self.contrast, self.temperature, *banks)
+        return distillation_components(
+            y_true[:, QUESTION],
+            y_pred[:, QUESTION],
+            y_true[:, DOCUMENT],
+            y_pred[:, DOCUMENT],
+            self.gamma,
+            beta,
+            lam,
+            omega,
+            self.distance,
+            self.contrast,
+            self.temperature,
+            *banks,
+        )
 
     def call(self, y_true, y_pred):
         return self.components(y_true, y_pred)[0]
 
     def get_config(self):
-        return {**super().get_config(), "gamma": self.gamma, "beta": self.beta, "lam": self.lam,
-                "omega": self.omega, "distance": self.distance, "objective": self.objective,
-                "contrast": self.contrast, "temperature": self.temperature, "negatives": self.negatives}
+        return {
+            **super().get_config(),
+            "gamma": self.gamma,
+            "beta": self.beta,
+            "lam": self.lam,
+            "omega": self.omega,
+            "distance": self.distance,
+            "objective": self.objective,
+            "contrast": self.contrast,
+            "temperature": self.temperature,
+            "negatives": self.negatives,
+        }

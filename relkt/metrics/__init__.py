@@ -7,6 +7,13 @@ from relkt.metrics.retrieval_evaluator import RetrievalEvaluator, TextEncoder
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
 __all__ = [
-    "CorpusBitextEvaluator", "LareqaEvaluator", "RetrievalEvaluator", "TextEncoder", "XxEnUnitEvaluator", "gold_matrix",
-    "gold_ranks", "per_question_metrics", "summarize",
+    "CorpusBitextEvaluator",
+    "LareqaEvaluator",
+    "RetrievalEvaluator",
+    "TextEncoder",
+    "XxEnUnitEvaluator",
+    "gold_matrix",
+    "gold_ranks",
+    "per_question_metrics",
+    "summarize",
 ]

@@ -3,7 +3,7 @@ the slice's English sentences? The dev metric of corpus-trained students (`corpu
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -30,7 +30,10 @@ class CorpusBitextEvaluator:
             for j, text in enumerate(en):
                 first[text].append(j)
             gold = [np.array(g, dtype=np.int64) for g in gold_of]
-            xx_emb, en_emb = encoder.encode(xx, batch_size=self.batch_size), encoder.encode(en, batch_size=self.batch_size)
+            xx_emb, en_emb = (
+                encoder.encode(xx, batch_size=self.batch_size),
+                encoder.encode(en, batch_size=self.batch_size),
+            )
             check_embeddings(xx_emb, f"corpus {lang}")
             check_embeddings(en_emb, f"corpus {lang} English")
             ranks = gold_ranks(xx_emb, en_emb, gold)

@@ -22,23 +22,25 @@ BLOCK_ROWS = 65536  # rows checked at once: the temporaries stay a block's size,
 
 def _by_block(emb: np.ndarray, fn) -> np.ndarray:
     """`fn` of each block of rows, concatenated: one value a row, without a temporary the size of `emb`."""
-    return np.concatenate([fn(emb[lo:lo + BLOCK_ROWS]) for lo in range(0, len(emb), BLOCK_ROWS)] or [np.zeros(0)])
+    return np.concatenate([fn(emb[lo : lo + BLOCK_ROWS]) for lo in range(0, len(emb), BLOCK_ROWS)] or [np.zeros(0)])
 
 
 def check_finite(emb: np.ndarray, what: str) -> None:
     """NonFiniteError when a row holds NaN or inf (its scores would rank by index)."""
     bad = _by_block(emb, lambda x: ~np.isfinite(x).all(axis=1))
     if bad.any():
-        raise NonFiniteError(f"{int(bad.sum())} of {len(emb)} {what} embeddings hold NaN or inf (first: row "
-                             f"{int(np.argmax(bad))}); the encoder's weights are probably not finite")
+        raise NonFiniteError(
+            f"{int(bad.sum())} of {len(emb)} {what} embeddings hold NaN or inf (first: row "
+            f"{int(np.argmax(bad))}); the encoder's weights are probably not finite"
+        )
 
 
 def spread(emb: np.ndarray, block: int = BLOCK_ROWS) -> float:
     """Root-mean-square distance of the unit rows to their mean, in float64 (the one-vector measure)."""
     unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
     n = len(emb)
-    mean = sum(unit(emb[lo:lo + block].astype(np.float64)).sum(axis=0) for lo in range(0, n, block)) / n
-    total = sum(float(((unit(emb[lo:lo + block].astype(np.float64)) - mean) ** 2).sum()) for lo in range(0, n, block))
+    mean = sum(unit(emb[lo : lo + block].astype(np.float64)).sum(axis=0) for lo in range(0, n, block)) / n
+    total = sum(float(((unit(emb[lo : lo + block].astype(np.float64)) - mean) ** 2).sum()) for lo in range(0, n, block))
     return float(np.sqrt(total / n))
 
 
@@ -52,10 +54,14 @@ def check_embeddings(emb: np.ndarray, what: str) -> None:
     check_finite(emb, what)
     zero = _by_block(emb, lambda x: np.linalg.norm(x, axis=1) < ZERO_NORM)
     if zero.any():
-        raise DegenerateError(f"{int(zero.sum())} of {len(emb)} {what} embeddings are zero vectors (first: row "
-                              f"{int(np.argmax(zero))}); the model has collapsed, and its scores would all tie")
+        raise DegenerateError(
+            f"{int(zero.sum())} of {len(emb)} {what} embeddings are zero vectors (first: row "
+            f"{int(np.argmax(zero))}); the model has collapsed, and its scores would all tie"
+        )
     if len(emb) > 1:
         s = spread(emb)
         if s < COLLAPSED_SPREAD:
-            raise DegenerateError(f"all {len(emb)} {what} embeddings are the same vector (rms distance {s:.1e} to "
-                                  "their mean); the model has collapsed, and its scores would all tie")
+            raise DegenerateError(
+                f"all {len(emb)} {what} embeddings are the same vector (rms distance {s:.1e} to "
+                "their mean); the model has collapsed, and its scores would all tie"
+            )

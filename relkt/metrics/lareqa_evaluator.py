@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.metrics.embedding_checks import check_embeddings
-from relkt.metrics.ranking import gold_ranks, gold_matrix, per_question_metrics, summarize
+from relkt.metrics.ranking import gold_matrix, gold_ranks, per_question_metrics, summarize
 from relkt.metrics.retrieval_evaluator import TextEncoder
 
 LAREQA_KEYS = ("mAP", "mAP@20", "P@1", "P@5", "P@10", "R@10", "hit@1", "hit@10", "MRR", "n_questions")
@@ -46,7 +46,9 @@ class LareqaEvaluator:
 
     def encode(self, encoder: TextEncoder) -> tuple[np.ndarray, np.ndarray]:
         q = encoder.encode(self.pool.question_texts(), batch_size=self.batch_size, progress="questions")
-        c = encoder.encode(self.pool.candidate_texts(self.with_context), batch_size=self.batch_size, progress="candidates")
+        c = encoder.encode(
+            self.pool.candidate_texts(self.with_context), batch_size=self.batch_size, progress="candidates"
+        )
         return q, c
 
     def compute(self, question_emb: np.ndarray, candidate_emb: np.ndarray) -> dict:
@@ -88,7 +90,9 @@ class LareqaEvaluator:
         pool, q_langs = self.pool, self.pool.question_langs
         en = np.flatnonzero(q_langs == "en")
         en_of = {pool.questions[i].qas_id: k for k, i in enumerate(en)}
-        rows = np.array([i for i, q in enumerate(pool.questions) if q.lang != "en" and q.qas_id in en_of], dtype=np.int64)
+        rows = np.array(
+            [i for i, q in enumerate(pool.questions) if q.lang != "en" and q.qas_id in en_of], dtype=np.int64
+        )
         hit = np.full(len(pool.questions), np.nan)
         if not len(rows):
             return {}

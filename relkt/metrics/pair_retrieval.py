@@ -10,7 +10,7 @@ reports for held-out parallel text and for XOR-TyDi questions with their English
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -32,7 +32,15 @@ def pair_retrieval(xx_emb: np.ndarray, en_emb: np.ndarray, xx: Sequence[str], en
     check_embeddings(xx_emb, f"{name} X side")
     check_embeddings(en_emb, f"{name} English side")
     out = {}
-    for direction, (queries, candidates, texts) in {"xx>en": (xx_emb, en_emb, en), "en>xx": (en_emb, xx_emb, xx)}.items():
+    for direction, (queries, candidates, texts) in {
+        "xx>en": (xx_emb, en_emb, en),
+        "en>xx": (en_emb, xx_emb, xx),
+    }.items():
         rank = gold_ranks(queries, candidates, _gold(texts))[:, 0]
-        out[direction] = {"rank": rank, "hit1": rank == 1, "P@1": float(np.mean(rank == 1)), "MRR": float(np.mean(1.0 / rank))}
+        out[direction] = {
+            "rank": rank,
+            "hit1": rank == 1,
+            "P@1": float(np.mean(rank == 1)),
+            "MRR": float(np.mean(1.0 / rank)),
+        }
     return out

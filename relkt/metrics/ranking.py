@@ -18,7 +18,7 @@ beyond the embeddings stays bounded.
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

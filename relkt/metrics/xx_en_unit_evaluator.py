@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -22,15 +22,22 @@ class XxEnUnitEvaluator:
     question's hit@1 for McNemar's test between two encoders.
     """
 
-    def __init__(self, questions: Sequence[Question], units: Mapping[str, EnglishAnswerUnits],
-                 batch_size: int = 64, ks: Sequence[int] = (1, 5, 10)):
+    def __init__(
+        self,
+        questions: Sequence[Question],
+        units: Mapping[str, EnglishAnswerUnits],
+        batch_size: int = 64,
+        ks: Sequence[int] = (1, 5, 10),
+    ):
         self.questions, self.units = list(questions), dict(units)
         self.batch_size, self.ks = batch_size, tuple(ks)
         self.per_question: dict[str, np.ndarray] = {}
 
     def encode_units(self, encoder: TextEncoder) -> dict[str, np.ndarray]:
-        return {unit: encoder.encode(list(u.texts), batch_size=self.batch_size, progress=f"English {unit}s")
-                for unit, u in self.units.items()}
+        return {
+            unit: encoder.encode(list(u.texts), batch_size=self.batch_size, progress=f"English {unit}s")
+            for unit, u in self.units.items()
+        }
 
     def compute(self, question_emb: np.ndarray, unit_emb: Mapping[str, np.ndarray]) -> dict:
         langs = np.array([q.lang for q in self.questions])
@@ -51,7 +58,9 @@ class XxEnUnitEvaluator:
 
     def __call__(self, encoder: TextEncoder, question_emb: np.ndarray | None = None) -> dict:
         if question_emb is None:
-            question_emb = encoder.encode([q.text for q in self.questions], batch_size=self.batch_size, progress="questions")
+            question_emb = encoder.encode(
+                [q.text for q in self.questions], batch_size=self.batch_size, progress="questions"
+            )
         return self.compute(question_emb, self.encode_units(encoder))
 
     @staticmethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import bm25s
 import numpy as np

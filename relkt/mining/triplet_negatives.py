@@ -74,21 +74,28 @@ class TripletNegatives:
         uniq_q, inverse = np.unique(self.anchor_q, return_inverse=True)
         q_emb = encoder.encode(self.q_texts[uniq_q].tolist(), batch_size=m.encode_batch_size)[inverse]
         c_emb = encoder.encode(self.c_texts.tolist(), batch_size=m.encode_batch_size)
-        result = mine_negatives(q_emb, c_emb, self.anchor_pos, self.anchor_gold, t.margin, m.hard, m.semi_hard,
-                                t.distance, m.pick, rng)
+        result = mine_negatives(
+            q_emb, c_emb, self.anchor_pos, self.anchor_gold, t.margin, m.hard, m.semi_hard, t.distance, m.pick, rng
+        )
         new = np.full_like(self.negatives, -1)
         new[:, : result.negatives.shape[1]] = result.negatives
         report = self._merge(new, "online")
-        report.update(mean_hard_available=float(result.n_hard.mean()), mean_semi_hard_available=float(result.n_semi_hard.mean()))
+        report.update(
+            mean_hard_available=float(result.n_hard.mean()), mean_semi_hard_available=float(result.n_semi_hard.mean())
+        )
         return report
 
     def _merge(self, new: np.ndarray, source: str) -> dict:
         """Take the new negatives; an anchor that got none keeps its last ones (reported, not dropped)."""
         none_new = (new < 0).all(axis=1)
         self.negatives = np.where(none_new[:, None], self.negatives, new)
-        return {"source": source, "anchors": int(len(new)), "anchors_without_new_negative": int(none_new.sum()),
-                "anchors_without_any_negative": int((self.negatives < 0).all(axis=1).sum()),
-                "triplets": int((self.negatives >= 0).sum())}
+        return {
+            "source": source,
+            "anchors": int(len(new)),
+            "anchors_without_new_negative": int(none_new.sum()),
+            "anchors_without_any_negative": int((self.negatives < 0).all(axis=1).sum()),
+            "triplets": int((self.negatives >= 0).sum()),
+        }
 
     # ----- epochs ---------------------------------------------------------------------------------------------
     def shuffle_epoch(self, epoch: int) -> None:
@@ -99,8 +106,11 @@ class TripletNegatives:
     def triplet_texts(self, pairs: np.ndarray) -> dict[str, list[str]]:
         """The texts of the triplets `pairs` (indices into the flattened (anchor, slot) grid)."""
         anchor, slot = pairs // self.n_slots, pairs % self.n_slots
-        return {"anchor": self.q_texts[self.anchor_q[anchor]].tolist(), "positive": self.c_texts[self.anchor_pos[anchor]].tolist(),
-                "negative": self.c_texts[self.negatives[anchor, slot]].tolist()}
+        return {
+            "anchor": self.q_texts[self.anchor_q[anchor]].tolist(),
+            "positive": self.c_texts[self.anchor_pos[anchor]].tolist(),
+            "negative": self.c_texts[self.negatives[anchor, slot]].tolist(),
+        }
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"negatives": self.negatives, "epoch_pairs": self.epoch_pairs}

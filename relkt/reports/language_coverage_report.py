@@ -31,19 +31,29 @@ def coverage_markdown(report: dict) -> str:
     """Tables: tokenizer, each task's retrieval both directions, the test source; differences with McNemar's p."""
     setup, figures, comparisons = report["setup"], report["figures"], report["comparisons"]
     names, langs = list(figures), setup["langs"]
-    lines = [f"# Language coverage: {', '.join(names)}", "",
-             f"Languages: {', '.join(langs)}. Held-out pairs: {setup['dev_pairs']} a language from {setup['pairs_dir']}"
-             + (f"; questions from {setup['questions_dir']}" if setup["questions_dir"] else "") + ". P@1 and MRR in %; "
-             "a difference is against the first encoder, with McNemar's p on the same items (* < 0.05).", ""]
-    lines += ["## How the tokenizer reads each language", "", "| lang | " + " | ".join(
-        f"{n}: unknown pieces / pieces a word / scripts it cannot read" for n in names) + " |",
-              "|---|" + "---|" * len(names)]
+    lines = [
+        f"# Language coverage: {', '.join(names)}",
+        "",
+        f"Languages: {', '.join(langs)}. Held-out pairs: {setup['dev_pairs']} a language from {setup['pairs_dir']}"
+        + (f"; questions from {setup['questions_dir']}" if setup["questions_dir"] else "")
+        + ". P@1 and MRR in %; "
+        "a difference is against the first encoder, with McNemar's p on the same items (* < 0.05).",
+        "",
+    ]
+    lines += [
+        "## How the tokenizer reads each language",
+        "",
+        "| lang | " + " | ".join(f"{n}: unknown pieces / pieces a word / scripts it cannot read" for n in names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
     for lang in langs:
         cells = []
         for n in names:
             t = figures[n].get(lang, {}).get("tokenizer")
             scripts = ", ".join(f"{s.title()} {_share(v)}" for s, v in (t or {}).get("unreadable_scripts", {}).items())
-            cells.append("-" if t is None else f"{100 * t['unk_rate']:.1f}% / {t['pieces_per_word']:.2f} / {scripts or 'none'}")
+            cells.append(
+                "-" if t is None else f"{100 * t['unk_rate']:.1f}% / {t['pieces_per_word']:.2f} / {scripts or 'none'}"
+            )
         lines.append(f"| {lang} | " + " | ".join(cells) + " |")
     for task, title in TASK_TITLES.items():
         rows = [lang for lang in langs if task in figures[names[0]].get(lang, {})]
@@ -64,18 +74,30 @@ def coverage_markdown(report: dict) -> str:
     if "test" in figures[names[0]]:
         learned = set(setup["learned"])
         test_langs = sorted(figures[names[0]]["test"])
-        head = ["lang", "taught"] + [f"{n} mAP / article P@1" for n in names] + [f"{c} article P@1" for c in comparisons]
-        lines += ["", f"## The test source whole ({setup['test_dir']}): did the others forget?", "",
-                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        head = (
+            ["lang", "taught"] + [f"{n} mAP / article P@1" for n in names] + [f"{c} article P@1" for c in comparisons]
+        )
+        lines += [
+            "",
+            f"## The test source whole ({setup['test_dir']}): did the others forget?",
+            "",
+            "| " + " | ".join(head) + " |",
+            "|" + "---|" * len(head),
+        ]
         for lang in test_langs:
             cells = [lang, "yes" if lang in learned else "no"]
-            cells += [f"{_pct(figures[n]['test'][lang]['mAP'])} / {_pct(figures[n]['test'][lang]['article P@1'])}" for n in names]
+            cells += [
+                f"{_pct(figures[n]['test'][lang]['mAP'])} / {_pct(figures[n]['test'][lang]['article P@1'])}"
+                for n in names
+            ]
             cells += [_p(c.get(f"test/{lang}")) for c in comparisons.values()]
             lines.append("| " + " | ".join(cells) + " |")
         for n in names:
             rest = [figures[n]["test"][x] for x in test_langs if x != "en"]
-            lines.append(f"\n{n}: mean of the non-English languages: mAP {_pct(np.mean([r['mAP'] for r in rest]))}, "
-                         f"article P@1 {_pct(np.mean([r['article P@1'] for r in rest]))}")
+            lines.append(
+                f"\n{n}: mean of the non-English languages: mAP {_pct(np.mean([r['mAP'] for r in rest]))}, "
+                f"article P@1 {_pct(np.mean([r['article P@1'] for r in rest]))}"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -84,8 +106,10 @@ def coverage_figure(report: dict, path: Path) -> Path:
     figures, langs = report["figures"], report["setup"]["langs"]
     panels = {}
     for task, title in TASK_TITLES.items():
-        series = {n: [f.get(lang, {}).get(task, {}).get("xx>en", {}).get("P@1", np.nan) for lang in langs]
-                  for n, f in figures.items()}
+        series = {
+            n: [f.get(lang, {}).get(task, {}).get("xx>en", {}).get("P@1", np.nan) for lang in langs]
+            for n, f in figures.items()
+        }
         if any(np.isfinite(v) for values in series.values() for v in values):
             panels[f"XX>EN P@1 on {title}"] = series
     return plots.before_after_bars(panels, langs, "Language coverage", path)

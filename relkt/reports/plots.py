@@ -18,8 +18,17 @@ def _plt():
     return plt
 
 
-def heatmap(matrix: np.ndarray, langs: list[str], title: str, path: Path, vmin: float = 0.0, vmax: float = 1.0,
-            cmap: str = "viridis", xlabel: str = "answer language", ylabel: str = "question language") -> Path:
+def heatmap(
+    matrix: np.ndarray,
+    langs: list[str],
+    title: str,
+    path: Path,
+    vmin: float = 0.0,
+    vmax: float = 1.0,
+    cmap: str = "viridis",
+    xlabel: str = "answer language",
+    ylabel: str = "question language",
+) -> Path:
     """A language x language matrix with each cell's value (in %) written in it (paper Fig. 4)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(1.0 + 0.55 * len(langs), 0.8 + 0.5 * len(langs)))
@@ -33,8 +42,20 @@ def heatmap(matrix: np.ndarray, langs: list[str], title: str, path: Path, vmin: 
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
             if np.isfinite(matrix[i, j]):
-                dark = (matrix[i, j] - vmin) < 0.5 * span if cmap == "viridis" else abs(matrix[i, j]) > 0.5 * max(abs(vmin), abs(vmax))
-                ax.text(j, i, f"{100 * matrix[i, j]:.0f}", ha="center", va="center", fontsize=7, color="white" if dark else "black")
+                dark = (
+                    (matrix[i, j] - vmin) < 0.5 * span
+                    if cmap == "viridis"
+                    else abs(matrix[i, j]) > 0.5 * max(abs(vmin), abs(vmax))
+                )
+                ax.text(
+                    j,
+                    i,
+                    f"{100 * matrix[i, j]:.0f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if dark else "black",
+                )
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
     return _save(plt, fig, path)
@@ -89,7 +110,7 @@ def training_curves(history: list[dict], primary_metric: str, title: str, path: 
     for k in terms:
         values = np.array([h.get(k, np.nan) for h in history], dtype=float)
         if np.isfinite(values).any() and (values[np.isfinite(values)] > 0).all():
-            axes[1].plot(steps, values, marker=".", label=k[len("train/"):])
+            axes[1].plot(steps, values, marker=".", label=k[len("train/") :])
     axes[1].set_yscale("log")
     axes[1].set_ylabel("training loss, terms")
     if terms:

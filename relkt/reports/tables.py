@@ -3,7 +3,7 @@ the numbers come from relkt.metrics and relkt.analysis). TensorFlow-free."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -14,7 +14,9 @@ def pct(x: float | None) -> str:
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
-    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows])
+    return "\n".join(
+        ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+    )
 
 
 def evaluation_table(results: dict) -> str:
@@ -22,11 +24,17 @@ def evaluation_table(results: dict) -> str:
     lareqa, xx, bitext = results["lareqa"], results.get("xx_en", {}), results.get("bitext", {})
     head = f"{'lang':<6}{'n_q':>6}{'mAP':>8}{'mAP@20':>8}{'P@1':>8}{'P@5':>8}{'P@10':>8}{'MRR':>8}"
     head += f"{'XX>EN P@1':>11}{'P@10':>7}" + (f"{'Q>Qen P@1':>11}" if bitext else "")
-    lines = ["LAReQA (all candidates, all languages)  |  XX->EN (English candidates only)"
-             + ("  |  Q>Qen (the English question among English questions)" if bitext else ""), head, "-" * len(head)]
+    lines = [
+        "LAReQA (all candidates, all languages)  |  XX->EN (English candidates only)"
+        + ("  |  Q>Qen (the English question among English questions)" if bitext else ""),
+        head,
+        "-" * len(head),
+    ]
 
     def row(name: str, m: dict, x: dict | None, b: dict | None) -> str:
-        s = f"{name:<6}{m['n_questions']:>6}" + "".join(f"{100 * m[k]:>8.2f}" for k in ("mAP", "mAP@20", "P@1", "P@5", "P@10", "MRR"))
+        s = f"{name:<6}{m['n_questions']:>6}" + "".join(
+            f"{100 * m[k]:>8.2f}" for k in ("mAP", "mAP@20", "P@1", "P@5", "P@10", "MRR")
+        )
         s += f"{100 * x['P@1']:>11.2f}{100 * x['P@10']:>7.2f}" if x else ""
         return s + (f"{100 * b['P@1']:>11.2f}" if b else (f"{'-':>11}" if bitext else ""))
 
@@ -40,20 +48,36 @@ def evaluation_table(results: dict) -> str:
     units = [k for k in ("xx_en_article", "xx_en_paragraph", "xx_en_sentence") if results.get(k)]
     if units:
         n_units = results.get("setup", {}).get("xx_en_units", {})
-        lines += ["", "XX->EN by answer unit (CL-ReLKT's protocol: every English unit of the data set is a candidate)",
-                  f"{'lang':<6}" + "".join(f"{u[6:] + ' P@1':>16}{'P@10':>7}" for u in units)]
+        lines += [
+            "",
+            "XX->EN by answer unit (CL-ReLKT's protocol: every English unit of the data set is a candidate)",
+            f"{'lang':<6}" + "".join(f"{u[6:] + ' P@1':>16}{'P@10':>7}" for u in units),
+        ]
         for lang in results[units[0]]:
-            lines.append(f"{lang:<6}" + "".join(f"{100 * results[u][lang]['P@1']:>16.2f}{100 * results[u][lang]['P@10']:>7.2f}"
-                                                for u in units))
-        lines.append(f"{'mean':<6}" + "".join(f"{100 * np.mean([v['P@1'] for v in results[u].values()]):>16.2f}"
-                                               f"{100 * np.mean([v['P@10'] for v in results[u].values()]):>7.2f}" for u in units))
+            lines.append(
+                f"{lang:<6}"
+                + "".join(
+                    f"{100 * results[u][lang]['P@1']:>16.2f}{100 * results[u][lang]['P@10']:>7.2f}" for u in units
+                )
+            )
+        lines.append(
+            f"{'mean':<6}"
+            + "".join(
+                f"{100 * np.mean([v['P@1'] for v in results[u].values()]):>16.2f}"
+                f"{100 * np.mean([v['P@10'] for v in results[u].values()]):>7.2f}"
+                for u in units
+            )
+        )
         if n_units:
             lines.append("candidates: " + ", ".join(f"{n} {u}s" for u, n in n_units.items()) + "; scores in %.")
     if results.get("corpus"):
         corpus = results["corpus"]
-        lines += ["", "Held-out parallel text: X sentence -> its English translation among the slice's (P@1, %)",
-                  "  ".join(f"{lang} {100 * v['P@1']:.2f}" for lang, v in corpus.items())
-                  + f"  | mean {100 * np.mean([v['P@1'] for v in corpus.values()]):.2f}"]
+        lines += [
+            "",
+            "Held-out parallel text: X sentence -> its English translation among the slice's (P@1, %)",
+            "  ".join(f"{lang} {100 * v['P@1']:.2f}" for lang, v in corpus.items())
+            + f"  | mean {100 * np.mean([v['P@1'] for v in corpus.values()]):.2f}",
+        ]
     return "\n".join(lines)
 
 
@@ -61,11 +85,18 @@ def audit_table(audits: dict[str, dict | None], langs: Sequence[str]) -> str:
     """Markdown: one row per language, [UNK] rate / texts with [UNK] / pieces per word / texts cut at max_length
     for each encoder ("-" where it records no max_length)."""
     names = [n for n, a in audits.items() if a is not None]
-    head = "| lang | " + " | ".join(f"{n}: [UNK] % / texts with [UNK] % / pieces per word / texts cut %" for n in names) + " |"
+    head = (
+        "| lang | "
+        + " | ".join(f"{n}: [UNK] % / texts with [UNK] % / pieces per word / texts cut %" for n in names)
+        + " |"
+    )
     lines = [head, "|---" * (1 + len(names)) + "|"]
     for lang in langs:
-        cells = [f"{100 * a[lang]['unk_rate']:.1f} / {100 * a[lang]['texts_with_unk']:.1f} / {a[lang]['pieces_per_word']:.2f} / "
-                 + (f"{100 * a[lang]['texts_cut']:.1f}" if "texts_cut" in a[lang] else "-")
-                 for a in (audits[n] for n in names)]
+        cells = [
+            f"{100 * a[lang]['unk_rate']:.1f} / {100 * a[lang]['texts_with_unk']:.1f} / "
+            f"{a[lang]['pieces_per_word']:.2f} / "
+            + (f"{100 * a[lang]['texts_cut']:.1f}" if "texts_cut" in a[lang] else "-")
+            for a in (audits[n] for n in names)
+        ]
         lines.append(f"| {lang} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

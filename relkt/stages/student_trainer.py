@@ -63,12 +63,24 @@ class StudentTrainer(Stage):
         self.optimizer = self.model.optimizer
         self.target_table, self.target_rows = self._targets(out / "teacher_targets.npz")
         corpus_metric = CorpusBitextEvaluator(self.corpus_dev, c.eval.batch_size) if self.corpus_dev else None
-        self.harness = stage_harness(c, self.student, self.optimizer, self.chief, {
-            "stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec},
-            more_metrics=corpus_metric, compare_with_start=True)
+        self.harness = stage_harness(
+            c,
+            self.student,
+            self.optimizer,
+            self.chief,
+            {"stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec},
+            more_metrics=corpus_metric,
+            compare_with_start=True,
+        )
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}
-        log.info("student: %d parallel examples %s; teacher %s (dim %d), student %s", len(self.examples), counts,
-                 c.teacher.spec, self.teacher.dim, c.student.spec or c.teacher.spec)
+        log.info(
+            "student: %d parallel examples %s; teacher %s (dim %d), student %s",
+            len(self.examples),
+            counts,
+            c.teacher.spec,
+            self.teacher.dim,
+            c.student.spec or c.teacher.spec,
+        )
 
     def fingerprints(self) -> dict[str, dict]:
         """What a resumed run must find again besides the data (relkt.training.run_folder.check_fingerprints)."""
@@ -85,27 +97,43 @@ class StudentTrainer(Stage):
         self.vocab_extension, self.language_rows = None, None
         frozen = getattr(student, "freeze_token_embedding", False)
         if frozen and (c.student.language_rows.langs or (v.enabled and v.new_rows_lr_multiplier != 1.0)):
-            raise ConfigError("student.language_rows / student.extend_vocab.new_rows_lr_multiplier train token rows, but "
-                              "the student's token table is frozen (freeze_token_embedding in student.options, or "
-                              "teacher.options when student.options is empty): set student.options.freeze_token_embedding: "
-                              "false, or drop those settings (new pieces then stay at their `init` rows)")
+            raise ConfigError(
+                "student.language_rows / student.extend_vocab.new_rows_lr_multiplier train token rows, but "
+                "the student's token table is frozen (freeze_token_embedding in student.options, or "
+                "teacher.options when student.options is empty): set student.options.freeze_token_embedding: "
+                "false, or drop those settings (new pieces then stay at their `init` rows)"
+            )
         if v.enabled:
             if spec.startswith(("hub:", "muse")) and getattr(student, "metadata", {}).get("kind") == "bert":
-                raise ConfigError(f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
-                                  f"use student.spec=bert:{spec.partition(':')[2]}")
+                raise ConfigError(
+                    f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
+                    f"use student.spec=bert:{spec.partition(':')[2]}"
+                )
             texts = sorted(set(self.language_texts) | set(self.examples.q_target) | set(self.examples.d_student))
             try:
                 student, self.vocab_extension = extend_encoder_vocabulary(
-                    student, texts, v.min_count, v.init, v.split_scripts, seed=c.seed, pieces=v.pieces,
-                    piece_scripts=v.piece_scripts)
+                    student,
+                    texts,
+                    v.min_count,
+                    v.init,
+                    v.split_scripts,
+                    seed=c.seed,
+                    pieces=v.pieces,
+                    piece_scripts=v.piece_scripts,
+                )
             except ConfigError as e:
                 raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None
-            log.info("vocabulary extension: %s%s", {k: x for k, x in self.vocab_extension.summary().items() if k != "split_pattern"},
-                     "; the token table is frozen: the new pieces stay at their init rows" if frozen else "")
+            log.info(
+                "vocabulary extension: %s%s",
+                {k: x for k, x in self.vocab_extension.summary().items() if k != "split_pattern"},
+                "; the token table is frozen: the new pieces stay at their init rows" if frozen else "",
+            )
         if student.dim != self.teacher.dim:
             if c.student.language_rows.langs:
-                raise ConfigError(f"student.language_rows keeps every weight but token rows, so the student ({spec}, "
-                                  f"dim {student.dim}) must have the teacher's size ({self.teacher.dim})")
+                raise ConfigError(
+                    f"student.language_rows keeps every weight but token rows, so the student ({spec}, "
+                    f"dim {student.dim}) must have the teacher's size ({self.teacher.dim})"
+                )
             return ProjectedEncoder(student, self.teacher.dim)
         self.language_rows = self._language_rows(student) if c.student.language_rows.langs else None
         return student
@@ -116,20 +144,33 @@ class StudentTrainer(Stage):
         langs, ex = set(section.langs), self.examples
         missing = sorted(langs - set(ex.lang))
         if missing:
-            raise ConfigError(f"student.language_rows.langs: no training example in {', '.join(missing)} "
-                              f"(the student's languages: {', '.join(sorted(set(ex.lang)))})")
-        own = sorted({t for i, lang in enumerate(ex.lang) if lang in langs for t in (ex.q_target[i], ex.d_student[i]) if t})
+            raise ConfigError(
+                f"student.language_rows.langs: no training example in {', '.join(missing)} "
+                f"(the student's languages: {', '.join(sorted(set(ex.lang)))})"
+            )
+        own = sorted(
+            {t for i, lang in enumerate(ex.lang) if lang in langs for t in (ex.q_target[i], ex.d_student[i]) if t}
+        )
         train = load_split(c.data, "train")
-        other = sorted({q.text for q in train.questions if q.lang not in langs}
-                       | {x.sentence for x in train.candidates if x.lang not in langs} | set(ex.q_source))
+        other = sorted(
+            {q.text for q in train.questions if q.lang not in langs}
+            | {x.sentence for x in train.candidates if x.lang not in langs}
+            | set(ex.q_source)
+        )
         table = token_table(student)
         rows = language_rows(student, own, other, section.max_other_count, section.min_own_ratio)
         added = int(np.sum(rows >= self.vocab_extension.first_id)) if self.vocab_extension else 0
         for variable in student.trainable_variables:
             if variable.path != table.path:
                 variable.trainable = False
-        log.info("language rows: %d of %d token rows train (%s; %d of them added by vocabulary extension); the rest is "
-                 "frozen", len(rows), table.shape[0], ", ".join(sorted(langs)), added)
+        log.info(
+            "language rows: %d of %d token rows train (%s; %d of them added by vocabulary extension); the rest is "
+            "frozen",
+            len(rows),
+            table.shape[0],
+            ", ".join(sorted(langs)),
+            added,
+        )
         return rows
 
     def _optimizer(self):
@@ -139,16 +180,29 @@ class StudentTrainer(Stage):
         lr, mult = self.config.schedule.learning_rate, self.config.student.extend_vocab.new_rows_lr_multiplier
         if self.language_rows is not None:  # only those rows move; added ones at the new-rows multiple
             first = self.vocab_extension.first_id if self.vocab_extension else np.inf
-            return RowSubsetAdam(lr, token_table(self.student).path, self.language_rows.tolist(),
-                                 [mult if r >= first else 1.0 for r in self.language_rows])
+            return RowSubsetAdam(
+                lr,
+                token_table(self.student).path,
+                self.language_rows.tolist(),
+                [mult if r >= first else 1.0 for r in self.language_rows],
+            )
         if self.vocab_extension is None or mult == 1.0:
             return keras.optimizers.Adam(lr)
         return RowScaledAdam(lr, row_scales={token_table(self.student).path: (self.vocab_extension.first_id, mult)})
 
     def _loss_settings(self) -> dict:
         d = self.config.distill
-        return dict(gamma=d.gamma, beta=d.beta, lam=d.lam, omega=d.omega, distance=d.distance, objective=d.objective,
-                    contrast=d.contrast, temperature=d.temperature, negatives=d.negatives)
+        return dict(
+            gamma=d.gamma,
+            beta=d.beta,
+            lam=d.lam,
+            omega=d.omega,
+            distance=d.distance,
+            objective=d.objective,
+            contrast=d.contrast,
+            temperature=d.temperature,
+            negatives=d.negatives,
+        )
 
     def _targets(self, cache: Path) -> tuple[np.ndarray, np.ndarray]:
         """The teacher targets [T(q_en), T(d)] (the stage-2 contract) as a table of every distinct text's target, from
@@ -180,7 +234,7 @@ class StudentTrainer(Stage):
     def train_epoch(self, epoch: int, step: int) -> None:
         """The examples in an order fixed by (seed, epoch), from step `step` on."""
         c, bs = self.config, self.config.distill.batch_size
-        order = np.random.default_rng([c.seed, epoch]).permutation(len(self.examples))[step * bs:]
+        order = np.random.default_rng([c.seed, epoch]).permutation(len(self.examples))[step * bs :]
         if len(order):
             texts = {"q": [self.examples.q_target[i] for i in order], "d": [self.examples.d_student[i] for i in order]}
             ds = text_dataset(texts, self.target_rows[order], self.student, bs, target_table=self.target_table)
@@ -191,7 +245,16 @@ class StudentTrainer(Stage):
             raise RuntimeError("the teacher's weights changed during student training")
         extra = {"vocab_extension": self.vocab_extension.summary()} if self.vocab_extension else {}
         if self.language_rows is not None:
-            extra["language_rows"] = {"langs": sorted(self.config.student.language_rows.langs), "rows": len(self.language_rows)}
+            extra["language_rows"] = {
+                "langs": sorted(self.config.student.language_rows.langs),
+                "rows": len(self.language_rows),
+            }
         corpus = sum(not x for x in self.examples.has_document())
-        return {"stage": "student", "examples": len(self.examples), "corpus_pairs": corpus, "teacher_unchanged": True,
-                "teacher_digest": self.teacher_digest, **extra}
+        return {
+            "stage": "student",
+            "examples": len(self.examples),
+            "corpus_pairs": corpus,
+            "teacher_unchanged": True,
+            "teacher_digest": self.teacher_digest,
+            **extra,
+        }

@@ -37,19 +37,30 @@ class TeacherTrainer(Stage):
         self.config = c = config
         self.strategy, self.chief = start_run(c)
         self.pool = teacher_pool(c.data, c.seed)
-        self.triplets = TripletNegatives(self.pool, self.pool.candidate_texts(c.data.with_context), c.triplet, c.mining, c.seed)
+        self.triplets = TripletNegatives(
+            self.pool, self.pool.candidate_texts(c.data.with_context), c.triplet, c.mining, c.seed
+        )
         with self.strategy.scope():  # model, optimizer and metrics live under the strategy
             self.encoder = build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
             self.model = TripletModel(self.encoder)
-            self.model.compile(optimizer=keras.optimizers.Adam(c.schedule.learning_rate),
-                               loss=TripletLoss(c.triplet.margin, c.triplet.distance))
+            self.model.compile(
+                optimizer=keras.optimizers.Adam(c.schedule.learning_rate),
+                loss=TripletLoss(c.triplet.margin, c.triplet.distance),
+            )
         self.optimizer = self.model.optimizer  # a LossScaleOptimizer under float16
-        self.harness = stage_harness(c, self.encoder, self.optimizer, self.chief,
-                                     {"stage": "teacher", "base_encoder": c.encoder.spec})
+        self.harness = stage_harness(
+            c, self.encoder, self.optimizer, self.chief, {"stage": "teacher", "base_encoder": c.encoder.spec}
+        )
         self.harness.extra_arrays = self.triplets.arrays
-        log.info("teacher: %d anchors from %d %s questions, %d %s candidates (%s)", len(self.triplets),
-                 len(self.pool.questions), ",".join(c.data.train_langs), len(self.pool.candidates),
-                 ",".join(c.data.answer_langs), c.data.answer_unit)
+        log.info(
+            "teacher: %d anchors from %d %s questions, %d %s candidates (%s)",
+            len(self.triplets),
+            len(self.pool.questions),
+            ",".join(c.data.train_langs),
+            len(self.pool.candidates),
+            ",".join(c.data.answer_langs),
+            c.data.answer_unit,
+        )
 
     def fingerprints(self) -> dict[str, dict]:
         """What a resumed run must find again besides the data: nothing (its base model is in its checkpoint)."""
@@ -58,8 +69,13 @@ class TeacherTrainer(Stage):
     def run(self) -> dict:
         m = self.config.mining
         self.callback = HarnessCallback(self.harness)
-        return run_epochs(self.harness, m.bm25_epochs + m.online_epochs, self.train_epoch, self.summary,
-                          restore=self.triplets.load_arrays)
+        return run_epochs(
+            self.harness,
+            m.bm25_epochs + m.online_epochs,
+            self.train_epoch,
+            self.summary,
+            restore=self.triplets.load_arrays,
+        )
 
     def train_epoch(self, epoch: int, step: int) -> None:
         """BM25 epochs take BM25 negatives, online epochs mine with the current model, at the epoch's start and
@@ -74,7 +90,11 @@ class TeacherTrainer(Stage):
             steps_total = math.ceil(len(self.triplets.epoch_pairs) / bs)
             if step >= steps_total:
                 return
-            end = min(steps_total, (step // m.remine_every + 1) * m.remine_every) if online and m.remine_every else steps_total
+            end = (
+                min(steps_total, (step // m.remine_every + 1) * m.remine_every)
+                if online and m.remine_every
+                else steps_total
+            )
             pairs = self.triplets.epoch_pairs[step * bs : end * bs]
             ds = text_dataset(self.triplets.triplet_texts(pairs), np.zeros(len(pairs), np.float32), self.encoder, bs)
             fit(self.model, self.strategy, ds, self.callback, c.verbose)
@@ -89,9 +109,14 @@ class TeacherTrainer(Stage):
         report.update(epoch=epoch, step=h.state.global_step)
         h.state.extra.setdefault("mining", []).append(report)
         h.state.extra["mined_at"] = [epoch, step]
-        log.info("epoch %d negatives (%s): %d triplets; %d anchors found no new negative and keep their last; "
-                 "%d have none", epoch, report["source"], report["triplets"], report["anchors_without_new_negative"],
-                 report["anchors_without_any_negative"])
+        log.info(
+            "epoch %d negatives (%s): %d triplets; %d anchors found no new negative and keep their last; %d have none",
+            epoch,
+            report["source"],
+            report["triplets"],
+            report["anchors_without_new_negative"],
+            report["anchors_without_any_negative"],
+        )
         if step == 0:
             self.triplets.shuffle_epoch(epoch)
 

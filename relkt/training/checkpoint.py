@@ -7,9 +7,9 @@ import json
 import logging
 import shutil
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -79,15 +79,23 @@ class Checkpointer:
             return (ckpt, *self._read(ckpt))
         except _UNREADABLE as e:
             if ckpt == previous or not previous.exists():
-                raise CheckpointError(f"{ckpt}: cannot read the checkpoint ({type(e).__name__}: {e}) and there is no "
-                                      "earlier one; start a new output_dir") from None
-            log.warning("%s: cannot read the checkpoint (%s: %s); resuming from the previous one, %s",
-                        ckpt, type(e).__name__, e, previous)
+                raise CheckpointError(
+                    f"{ckpt}: cannot read the checkpoint ({type(e).__name__}: {e}) and there is no "
+                    "earlier one; start a new output_dir"
+                ) from None
+            log.warning(
+                "%s: cannot read the checkpoint (%s: %s); resuming from the previous one, %s",
+                ckpt,
+                type(e).__name__,
+                e,
+                previous,
+            )
         try:
             return (previous, *self._read(previous))
         except _UNREADABLE as e2:
-            raise CheckpointError(f"{ckpt} and {previous}: neither checkpoint can be read ({e2}); start a new "
-                                  "output_dir") from None
+            raise CheckpointError(
+                f"{ckpt} and {previous}: neither checkpoint can be read ({e2}); start a new output_dir"
+            ) from None
 
     @staticmethod
     def _read(ckpt: Path) -> tuple[dict, dict[str, np.ndarray]]:

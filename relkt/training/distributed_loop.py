@@ -70,10 +70,13 @@ class DistributedFit:
 
     def _compiled_step(self):
         if self._step is None:
+
             @tf.function
             def step(x, y):
                 per_replica = self.strategy.run(self._replica_step, args=(x, y))
-                return {k: self.strategy.reduce(tf.distribute.ReduceOp.SUM, v, axis=None) for k, v in per_replica.items()}
+                return {
+                    k: self.strategy.reduce(tf.distribute.ReduceOp.SUM, v, axis=None) for k, v in per_replica.items()
+                }
 
             self._step = step
         return self._step
@@ -103,7 +106,6 @@ class DistributedFit:
         return {k: v / max(n, 1) for k, v in totals.items()}
 
 
-
 class StepsRunProgbar(keras.callbacks.ProgbarLogger):
     """Keras's progress line, ending at the steps actually run: a pass stopped by `schedule.max_steps` or early
     stopping shows 4/52, where Keras's own would show 52/52."""
@@ -116,8 +118,9 @@ class StepsRunProgbar(keras.callbacks.ProgbarLogger):
 
 
 def is_distributed(strategy: tf.distribute.Strategy) -> bool:
-    return isinstance(strategy, (tf.distribute.MirroredStrategy, tf.distribute.MultiWorkerMirroredStrategy,
-                                 tf.distribute.TPUStrategy))
+    return isinstance(
+        strategy, (tf.distribute.MirroredStrategy, tf.distribute.MultiWorkerMirroredStrategy, tf.distribute.TPUStrategy)
+    )
 
 
 def progress_verbosity(verbose: int) -> int:
@@ -131,7 +134,8 @@ def fit(model: keras.Model, strategy: tf.distribute.Strategy, dataset: tf.data.D
     Keras 3.15's `fit` does not distribute over dict inputs). The compiled loop is kept on the model."""
     verbose = progress_verbosity(verbose)
     keras_fit_ok = not is_distributed(strategy) or (
-        type(strategy) is tf.distribute.MirroredStrategy and not has_string_inputs(dataset))
+        type(strategy) is tf.distribute.MirroredStrategy and not has_string_inputs(dataset)
+    )
     if keras_fit_ok:
         model.fit(dataset, epochs=1, verbose=verbose, shuffle=False, callbacks=[callback, StepsRunProgbar()])
         return

@@ -25,7 +25,9 @@ class RowScaledAdam(keras.optimizers.Adam):
         self.row_scales = {str(k): (int(v[0]), float(v[1])) for k, v in (row_scales or {}).items()}
         for path, (first, mult) in self.row_scales.items():
             if first < 0 or mult <= 0:
-                raise ConfigError(f"row_scales[{path!r}] = ({first}, {mult}): first_row must be >= 0 and multiplier > 0")
+                raise ConfigError(
+                    f"row_scales[{path!r}] = ({first}, {mult}): first_row must be >= 0 and multiplier > 0"
+                )
 
     def update_step(self, gradient, variable, learning_rate):
         # The TF backend hands over the backing tf.Variable: find the Keras variable (and its path) by index.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import keras
 import numpy as np
@@ -24,8 +24,14 @@ class RowSubsetAdam(keras.optimizers.Adam):
     TF1's LazyAdamOptimizer), and a step costs what the batch reads, not the whole table.
     """
 
-    def __init__(self, learning_rate=0.001, table_path: str = "", rows: Sequence[int] = (),
-                 scales: Sequence[float] | float = 1.0, **kwargs):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        table_path: str = "",
+        rows: Sequence[int] = (),
+        scales: Sequence[float] | float = 1.0,
+        **kwargs,
+    ):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.table_path, self.rows = str(table_path), [int(r) for r in rows]
         self.scales = [float(scales)] * len(self.rows) if np.isscalar(scales) else [float(s) for s in scales]
@@ -40,8 +46,10 @@ class RowSubsetAdam(keras.optimizers.Adam):
     def build(self, variables):
         others = [v.path for v in variables if v.path != self.table_path]
         if others or len(variables) != 1:
-            raise ConfigError(f"RowSubsetAdam trains only {self.table_path!r}; freeze the other variables first "
-                              f"(trainable: {', '.join(v.path for v in variables) or 'none'})")
+            raise ConfigError(
+                f"RowSubsetAdam trains only {self.table_path!r}; freeze the other variables first "
+                f"(trainable: {', '.join(v.path for v in variables) or 'none'})"
+            )
         height = int(variables[0].shape[0])
         if max(self.rows) >= height:
             raise ConfigError(f"RowSubsetAdam: row {max(self.rows)} is outside {self.table_path!r} ({height} rows)")
@@ -63,7 +71,7 @@ class RowSubsetAdam(keras.optimizers.Adam):
         ids, values, factor = tf.boolean_mask(ids, keep), tf.boolean_mask(values, keep), tf.boolean_mask(factor, keep)
         values = tf.cast(values, variable.dtype)
         step = tf.cast(self.iterations + 1, variable.dtype)
-        lr = tf.cast(learning_rate, variable.dtype) * tf.sqrt(1 - self.beta_2 ** step) / (1 - self.beta_1 ** step)
+        lr = tf.cast(learning_rate, variable.dtype) * tf.sqrt(1 - self.beta_2**step) / (1 - self.beta_1**step)
         m, v = self._momentums[index], self._velocities[index]
         # Gather from the backing tf.Variables (a sparse read): gathering from the Keras variables reads them whole.
         m_rows = tf.gather(m.value, ids) * self.beta_1 + values * (1 - self.beta_1)
@@ -74,4 +82,9 @@ class RowSubsetAdam(keras.optimizers.Adam):
         self.assign_sub(variable, tf.IndexedSlices(move, ids))
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "table_path": self.table_path, "rows": list(self.rows), "scales": list(self.scales)}
+        return {
+            **super().get_config(),
+            "table_path": self.table_path,
+            "rows": list(self.rows),
+            "scales": list(self.scales),
+        }

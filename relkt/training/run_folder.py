@@ -103,8 +103,10 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
         changed = sorted(k for k in keys if before.get(k) != current.get(k))
         if changed:
             detail = "; ".join(f"{k}: {_short(before.get(k))} -> {_short(current.get(k))}" for k in changed[:4])
-            raise ConfigError(f"{out} was trained on other inputs ({detail}); resume it with the data and teacher it "
-                              f"started with, or choose another output_dir ({path} records them)")
+            raise ConfigError(
+                f"{out} was trained on other inputs ({detail}); resume it with the data and teacher it "
+                f"started with, or choose another output_dir ({path} records them)"
+            )
         return
     atomic_write_json(path, current)
 
@@ -113,8 +115,11 @@ def data_fingerprints(config: Any) -> dict[str, dict]:
     """`data/{file}`: size and hash of each QA file the run reads (`languages_read`) of its training source."""
     source = train_source(config.data, download=False)
     langs = languages_read(config) if source.format == "squad" else None
-    return {f"data/{path.name}": file_fingerprint(path) for key, path in sorted(source.files().items())
-            if langs is None or key in langs}
+    return {
+        f"data/{path.name}": file_fingerprint(path)
+        for key, path in sorted(source.files().items())
+        if langs is None or key in langs
+    }
 
 
 def _short(entry: dict | None) -> str:
@@ -151,8 +156,9 @@ def writes_run_folder(config: Any) -> bool:
         return True
     tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}")
     task, cluster = tf_config.get("task", {}), tf_config.get("cluster", {})
-    return task.get("type") == "chief" or (task.get("type") == "worker" and int(task.get("index", 0)) == 0
-                                           and "chief" not in cluster)
+    return task.get("type") == "chief" or (
+        task.get("type") == "worker" and int(task.get("index", 0)) == 0 and "chief" not in cluster
+    )
 
 
 # The files of a run folder written in place (appended, locked, redrawn); everything else is swapped in whole.

@@ -8,8 +8,9 @@ import math
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import keras
 import numpy as np
@@ -111,8 +112,10 @@ class RunHarness:
             # counters, and a freshly built optimizer is exactly its state.
             variables = variables[:n_o]
         elif n_o != len(variables):
-            raise CheckpointError(f"{ckpt}: checkpoint has {n_o} optimizer variables, the optimizer {len(variables)}: "
-                                  "not the same optimizer; start a new output_dir")
+            raise CheckpointError(
+                f"{ckpt}: checkpoint has {n_o} optimizer variables, the optimizer {len(variables)}: "
+                "not the same optimizer; start a new output_dir"
+            )
         for i, v in enumerate(variables):
             v.assign(arrays[f"o{i}"])
         self.state = RunState(**state)
@@ -120,8 +123,13 @@ class RunHarness:
         self.schedule.load_state(self.state.policy)
         self.optimizer.learning_rate.assign(self.current_learning_rate())
         self.log.write_history(self.state.history)
-        log.info("resumed from %s: epoch %d, step %d of the epoch, global step %d",
-                 ckpt, self.state.epoch, self.state.step_in_epoch, self.state.global_step)
+        log.info(
+            "resumed from %s: epoch %d, step %d of the epoch, global step %d",
+            ckpt,
+            self.state.epoch,
+            self.state.step_in_epoch,
+            self.state.global_step,
+        )
         return {k[2:]: v for k, v in arrays.items() if k.startswith("x_")}
 
     # ----- evaluation -----------------------------------------------------------------------
@@ -132,20 +140,37 @@ class RunHarness:
         metrics, value = self.dev_metrics()
         decision, new_rate = self.schedule.evaluated(value, self.state.global_step, self.state.learning_rate, schedule)
         record = {
-            "step": self.state.global_step, "epoch": self.state.epoch, "learning_rate": self.state.learning_rate,
+            "step": self.state.global_step,
+            "epoch": self.state.epoch,
+            "learning_rate": self.state.learning_rate,
             **{f"train/{k}": float(v) for k, v in self.last_logs.items()},
             **{f"dev/{k}": v for k, v in metrics.items()},
-            "primary": value, "best": self.policy.best, "eval_seconds": round(time.perf_counter() - t0, 2),
+            "primary": value,
+            "best": self.policy.best,
+            "eval_seconds": round(time.perf_counter() - t0, 2),
         }
         self.state.history.append(record)
         self.log.record(self.state.history)
-        log.info("step %d: dev %s = %.4f (best %.4f at step %d)", record["step"], self.primary_metric, value,
-                 self.policy.best, self.policy.best_step)
+        log.info(
+            "step %d: dev %s = %.4f (best %.4f at step %d)",
+            record["step"],
+            self.primary_metric,
+            value,
+            self.policy.best,
+            self.policy.best_step,
+        )
         if decision.improved:
             self.check_finite_weights()
-            export_encoder(self.encoder, self.write_dir / "best", training={
-                **self.training_info, "step": self.state.global_step, "epoch": self.state.epoch,
-                "dev": {self.primary_metric: value}})
+            export_encoder(
+                self.encoder,
+                self.write_dir / "best",
+                training={
+                    **self.training_info,
+                    "step": self.state.global_step,
+                    "epoch": self.state.epoch,
+                    "dev": {self.primary_metric: value},
+                },
+            )
         if new_rate != self.state.learning_rate:
             self.state.learning_rate = new_rate
             self.optimizer.learning_rate.assign(self.current_learning_rate())
@@ -159,19 +184,24 @@ class RunHarness:
         try:
             metrics = self.evaluate_fn()
         except (NonFiniteError, DegenerateError) as e:
-            raise type(e)(f"step {self.state.global_step}: dev evaluation: {e}; stopped without exporting it "
-                          f"({self.kept()})") from None
+            raise type(e)(
+                f"step {self.state.global_step}: dev evaluation: {e}; stopped without exporting it ({self.kept()})"
+            ) from None
         if self.primary_metric not in metrics:
-            raise KeyError(f"primary metric {self.primary_metric!r} not among the evaluation's metrics; "
-                           f"valid: {', '.join(sorted(k for k in metrics if not k.endswith('n_questions')))}")
+            raise KeyError(
+                f"primary metric {self.primary_metric!r} not among the evaluation's metrics; "
+                f"valid: {', '.join(sorted(k for k in metrics if not k.endswith('n_questions')))}"
+            )
         return metrics, float(metrics[self.primary_metric])
 
     def check_finite_weights(self) -> None:
         """NonFiniteError naming the first weight holding NaN or inf (a diverged model is never exported)."""
         for w in self.encoder.weights:
             if not np.isfinite(w.numpy()).all():
-                raise NonFiniteError(f"step {self.state.global_step}: weight {w.path} holds NaN or inf values; "
-                                     f"stopped without exporting it ({self.kept()})")
+                raise NonFiniteError(
+                    f"step {self.state.global_step}: weight {w.path} holds NaN or inf values; "
+                    f"stopped without exporting it ({self.kept()})"
+                )
 
     def kept(self) -> str:
         """What a run stopped by a diverged or collapsed model leaves to the user, as it is on disk."""
@@ -196,8 +226,11 @@ class RunHarness:
         elif self.compare_with_start:
             _, value = self.dev_metrics()
             self.state.extra["start"] = {"metric": self.primary_metric, "value": value}
-            log.info("starting point: dev %s = %.4f (recorded, not exported: eval.at_start keeps it as best/ until "
-                     "beaten)", self.primary_metric, value)
+            log.info(
+                "starting point: dev %s = %.4f (recorded, not exported: eval.at_start keeps it as best/ until beaten)",
+                self.primary_metric,
+                value,
+            )
         else:
             return
         self.save_checkpoint()
@@ -223,7 +256,8 @@ class RunHarness:
             raise NonFiniteError(
                 f"step {self.state.global_step}: the training loss is {loss} (learning rate "
                 f"{self.current_learning_rate():.3g}); stopped ({self.kept()}); lower schedule.learning_rate (or check "
-                "the data) and start a new output_dir")
+                "the data) and start a new output_dir"
+            )
         stop = False
         if self.state.global_step % self.eval_every == 0:
             stop = self.evaluate()
@@ -256,8 +290,12 @@ class RunHarness:
         """The model as it is now, exported (hub format, atomically) to `last/`. When `best/` was exported at this
         very step it holds these weights, and `last/` is made of hard links to its files (a muse export is ~0.6 GB)."""
         last = self.state.history[-1] if self.state.history else {}
-        training = {**self.training_info, "step": self.state.global_step, "epoch": self.state.epoch,
-                    "dev": {self.primary_metric: last.get("primary")}}
+        training = {
+            **self.training_info,
+            "step": self.state.global_step,
+            "epoch": self.state.epoch,
+            "dev": {self.primary_metric: last.get("primary")},
+        }
         best = self.write_dir / "best"
         if self.policy.best_step == self.state.global_step and best.exists():
             try:
@@ -268,7 +306,8 @@ class RunHarness:
 
     def plot_curves(self) -> Path:
         """`curves.png`: the dev primary metric, the training loss and its terms, and the learning rate by step."""
-        title = f"{self.out.parent.name}/{self.out.name} ({self.training_info.get('stage', 'run')}): dev {self.primary_metric}"
+        stage = self.training_info.get("stage", "run")
+        title = f"{self.out.parent.name}/{self.out.name} ({stage}): dev {self.primary_metric}"
         return plots.training_curves(self.state.history, self.primary_metric, title, self.write_dir / "curves.png")
 
     def finish(self, summary: dict[str, Any]) -> dict[str, Any]:
@@ -285,9 +324,13 @@ class RunHarness:
         # The finished checkpoint is on disk (fsynced); the one before it only guarded an interrupted write.
         shutil.rmtree(self.write_dir / "checkpoint.prev", ignore_errors=True)
         summary = {
-            **summary, "best": {"metric": self.primary_metric, "value": self.policy.best, "step": self.policy.best_step},
-            "steps": self.state.global_step, "epochs_completed": self.state.epoch,
-            "stopped_early": self.state.stopped_early, "stop_reason": self.state.stop_reason, "best_export": str(self.out / "best"),
+            **summary,
+            "best": {"metric": self.primary_metric, "value": self.policy.best, "step": self.policy.best_step},
+            "steps": self.state.global_step,
+            "epochs_completed": self.state.epoch,
+            "stopped_early": self.state.stopped_early,
+            "stop_reason": self.state.stop_reason,
+            "best_export": str(self.out / "best"),
             "last_export": str(self.out / "last"),
             **({"start": {**self.state.extra["start"], "step": 0}} if "start" in self.state.extra else {}),
         }
@@ -312,7 +355,8 @@ class HarnessCallback(keras.callbacks.Callback):
             stop = self.harness.after_step(logs)
         except (StopIteration, tf.errors.OutOfRangeError) as e:
             # Keras takes these for the end of the data and would go on with a shortened epoch: never let one out.
-            raise WriteError(f"{self.harness.out}: step {self.harness.state.global_step}: "
-                             f"{getattr(e, 'message', None) or e!r}") from e
+            raise WriteError(
+                f"{self.harness.out}: step {self.harness.state.global_step}: {getattr(e, 'message', None) or e!r}"
+            ) from e
         if stop:
             self.model.stop_training = True

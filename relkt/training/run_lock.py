@@ -43,12 +43,16 @@ class RunLock:
             holder = self._holder()
             os.close(self._fd)
             self._fd = None
-            raise ConfigError(f"{self.folder} is in use by another run ({holder or 'unknown holder'}; lock file "
-                              f"{self.path}): one writer per run folder. Wait for it, stop it, or choose another "
-                              "output_dir") from None
+            raise ConfigError(
+                f"{self.folder} is in use by another run ({holder or 'unknown holder'}; lock file "
+                f"{self.path}): one writer per run folder. Wait for it, stop it, or choose another "
+                "output_dir"
+            ) from None
         previous = self._holder()
         if previous:
-            log.info("%s: taking over the lock of %s, which no longer holds it (an interrupted run)", self.folder, previous)
+            log.info(
+                "%s: taking over the lock of %s, which no longer holds it (an interrupted run)", self.folder, previous
+            )
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
         os.fsync(self._fd)
@@ -88,7 +92,7 @@ class RunLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "RunLock":
+    def __enter__(self) -> RunLock:
         return self
 
     def __exit__(self, *exc) -> None:

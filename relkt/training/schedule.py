@@ -28,14 +28,21 @@ class Schedule:
         warmup = getattr(self.section, "warmup_steps", 0)
         return bool(warmup) and global_step <= warmup
 
-    def evaluated(self, value: float, global_step: int, base_rate: float, schedule: bool = True) -> tuple[PlateauDecision, float]:
+    def evaluated(
+        self, value: float, global_step: int, base_rate: float, schedule: bool = True
+    ) -> tuple[PlateauDecision, float]:
         """Count an evaluation (`schedule=False`: a baseline that only sets the value to beat); returns the decision
         and the base rate from now on (lowered on a plateau, never raised, not below `min_learning_rate`)."""
         decision = self.policy.update(value, global_step, schedule)
         if decision.reduce_lr:
             s = self.section
             new_rate = max(base_rate * s.lr_factor, min(s.min_learning_rate, base_rate))
-            log.info("no improvement in %d evaluations: learning rate %.3g -> %.3g", self.policy.since_best, base_rate, new_rate)
+            log.info(
+                "no improvement in %d evaluations: learning rate %.3g -> %.3g",
+                self.policy.since_best,
+                base_rate,
+                new_rate,
+            )
             base_rate = new_rate
         if decision.stop:
             log.info("early stop: no improvement in %d evaluations", self.policy.since_best)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable, Sequence
+from collections.abc import Callable
+from typing import Any
 
 import keras
 import numpy as np
@@ -49,14 +50,20 @@ def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
     return strategy, chief
 
 
-def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: dict[str, Any],
-                  more_metrics: Callable[[Any], dict[str, float]] | None = None,
-                  compare_with_start: bool = False) -> RunHarness:
+def stage_harness(
+    config: Any,
+    encoder,
+    optimizer,
+    chief: bool,
+    training_info: dict[str, Any],
+    more_metrics: Callable[[Any], dict[str, float]] | None = None,
+    compare_with_start: bool = False,
+) -> RunHarness:
     """The run harness of `config.output_dir`, evaluating `encoder` on the run's dev split every
     `eval.every_steps` steps (no progress bars; `more_metrics(encoder)` adds to those metrics) and recording
     `training_info` and the config in each export (`compare_with_start`: the starting point is scored and reported
-    even without `eval.at_start`; see RunHarness.evaluate_at_start). With `eval.xx_en_units` the dev questions also rank every
-    English unit of the data set, read whole as relkt.evaluate reads them."""
+    even without `eval.at_start`; see RunHarness.evaluate_at_start). With `eval.xx_en_units` the dev questions also
+    rank every English unit of the data set, read whole as relkt.evaluate reads them."""
     pool = dev_pool(config)
     evaluator = LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
     units = english_units(train_source(config.data), config.eval.xx_en_units)
@@ -72,15 +79,24 @@ def stage_harness(config: Any, encoder, optimizer, chief: bool, training_info: d
         return {**metrics, **(more_metrics(quiet) if more_metrics else {})}
 
     return RunHarness(
-        config.output_dir, encoder, optimizer, evaluate=evaluate,
-        primary_metric=config.eval.primary_metric, eval_every=config.eval.every_steps, schedule=config.schedule,
-        training_info={**training_info, "config": to_dict(config)}, checkpoint_every=config.schedule.checkpoint_every,
-        chief=chief, eval_at_start=config.eval.at_start, compare_with_start=compare_with_start,
+        config.output_dir,
+        encoder,
+        optimizer,
+        evaluate=evaluate,
+        primary_metric=config.eval.primary_metric,
+        eval_every=config.eval.every_steps,
+        schedule=config.schedule,
+        training_info={**training_info, "config": to_dict(config)},
+        checkpoint_every=config.schedule.checkpoint_every,
+        chief=chief,
+        eval_at_start=config.eval.at_start,
+        compare_with_start=compare_with_start,
     )
 
 
-def text_dataset(texts: dict[str, list[str]], targets: np.ndarray, encoder, batch_size: int,
-                 target_table: np.ndarray | None = None) -> tf.data.Dataset:
+def text_dataset(
+    texts: dict[str, list[str]], targets: np.ndarray, encoder, batch_size: int, target_table: np.ndarray | None = None
+) -> tf.data.Dataset:
     """Batches of `{name: encoder features}` and their targets, tokenized inside tf.data (in parallel, and so
     that MirroredStrategy's `fit` never sees strings). With `target_table`, `targets` are row indices into it and each
     batch gathers its rows (the table is held once, however many examples share a row: as a variable, since a
@@ -101,13 +117,20 @@ def _finished_without_checkpoint(harness: RunHarness, epochs: int) -> dict[str, 
     if summary.get("stopped_early") or summary.get("epochs_completed", 0) >= epochs:
         log.info("%s: this run already finished (summary.json; its checkpoint/ is gone); nothing to do", harness.out)
         return {**summary, "already_finished": True}
-    raise CheckpointError(f"{harness.out}: the run finished after {summary.get('epochs_completed')} epochs "
-                          f"(summary.json) but its checkpoint/ is gone, so it cannot train on to {epochs}: restore "
-                          f"checkpoint/, or use a new output_dir (training from scratch would overwrite best/)")
+    raise CheckpointError(
+        f"{harness.out}: the run finished after {summary.get('epochs_completed')} epochs "
+        f"(summary.json) but its checkpoint/ is gone, so it cannot train on to {epochs}: restore "
+        f"checkpoint/, or use a new output_dir (training from scratch would overwrite best/)"
+    )
 
 
-def run_epochs(harness: RunHarness, epochs: int, train_epoch: Callable[[int, int], None],
-               summary: Callable[[], dict[str, Any]], restore: Callable[[dict], None] | None = None) -> dict[str, Any]:
+def run_epochs(
+    harness: RunHarness,
+    epochs: int,
+    train_epoch: Callable[[int, int], None],
+    summary: Callable[[], dict[str, Any]],
+    restore: Callable[[dict], None] | None = None,
+) -> dict[str, Any]:
     """Resume from the last checkpoint (handing its arrays to `restore`), or start; train epochs until `epochs` or an
     early stop, `train_epoch(epoch, first_step)` running the epoch from step `first_step` of it; finish with
     `summary()`. A finished run whose config now asks for more epochs trains on; otherwise it is left as it is."""
@@ -129,5 +152,6 @@ def run_epochs(harness: RunHarness, epochs: int, train_epoch: Callable[[int, int
     except KeyboardInterrupt:  # the last checkpoint is whole (every write is swapped in): say where a rerun goes on
         saved = harness.checkpointed_step()
         resume = "from the start (no checkpoint yet)" if saved is None else f"from its checkpoint of step {saved}"
-        raise Interrupted(f"interrupted at step {harness.state.global_step}; rerun the same command to resume "
-                          f"({resume})") from None
+        raise Interrupted(
+            f"interrupted at step {harness.state.global_step}; rerun the same command to resume ({resume})"
+        ) from None

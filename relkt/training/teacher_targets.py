@@ -29,7 +29,9 @@ def teacher_targets(teacher, texts: list[str], cache: Path, batch_size: int) -> 
             log.warning("teacher targets: %s cannot be read (%s: %s); computing them again", cache, type(e).__name__, e)
     targets = teacher.encode(texts, batch_size=batch_size, progress="teacher targets")
     if not np.isfinite(targets).all():
-        raise NonFiniteError(f"the teacher's embeddings hold NaN or inf ({int((~np.isfinite(targets).all(1)).sum())} "
-                             "texts): its weights are not finite; train the student from a finite teacher")
+        raise NonFiniteError(
+            f"the teacher's embeddings hold NaN or inf ({int((~np.isfinite(targets).all(1)).sum())} "
+            "texts): its weights are not finite; train the student from a finite teacher"
+        )
     atomic_write_npz(cache, key=key, targets=targets)
     return targets

@@ -1,8 +1,17 @@
 import numpy as np
 import pytest
 
-from relkt.analysis import (gap_to_english, language_id_probe, limit_to_one_target, mcnemar, monolingual_pool,
-                            paired_bootstrap, pca_2d, remove_one_target, top_k_language_distribution)
+from relkt.analysis import (
+    gap_to_english,
+    language_id_probe,
+    limit_to_one_target,
+    mcnemar,
+    monolingual_pool,
+    paired_bootstrap,
+    pca_2d,
+    remove_one_target,
+    top_k_language_distribution,
+)
 from relkt.analysis.tokenizer_audit import audit_tokenizer
 from relkt.data import Candidate, LareqaPool, Question
 
@@ -11,7 +20,9 @@ def hand_pool():
     """One English question; candidates c0 (en, gold), c1 (de, gold), c2 (en), c3 (de).
     1-D embeddings: question [1]; candidates scored 0.8, 0.6, 0.9, 0.7 -> order c2, c0, c3, c1."""
     q = [Question("q", "en", "q?", "A", 0, 0)]
-    cands = [Candidate(f"{lang}:{i}", lang, f"s{i}", "ctx", "A", 0, 0, 1) for i, lang in enumerate(["en", "de", "en", "de"])]
+    cands = [
+        Candidate(f"{lang}:{i}", lang, f"s{i}", "ctx", "A", 0, 0, 1) for i, lang in enumerate(["en", "de", "en", "de"])
+    ]
     pool = LareqaPool(q, cands, [np.array([0, 1])])
     return pool, np.array([[1.0]], np.float32), np.array([[0.8], [0.6], [0.9], [0.7]], np.float32)
 
@@ -47,8 +58,10 @@ def axis_embeddings(pool, key):
     """Embed every text on a one-hot axis chosen by `key(record)`."""
     keys = sorted({key(r) for r in pool.questions} | {key(r) for r in pool.candidates})
     eye = np.eye(len(keys), dtype=np.float32)
-    return (np.stack([eye[keys.index(key(r))] for r in pool.questions]),
-            np.stack([eye[keys.index(key(r))] for r in pool.candidates]))
+    return (
+        np.stack([eye[keys.index(key(r))] for r in pool.questions]),
+        np.stack([eye[keys.index(key(r))] for r in pool.candidates]),
+    )
 
 
 def qas_key(pool):
@@ -133,7 +146,14 @@ def test_gap_to_english_by_hand():
     hit = np.array([1, 1, 1, 0, 1, 1, 0, 0, 1], float)
     r = gap_to_english(lang, qas_id, hit)
     assert set(r) == {"de"}
-    assert r["de"] == {"P@1": 0.5, "english_P@1": 0.75, "gap": 0.25, "only_english": 2, "only_x": 1,
-                       "p_value": pytest.approx(1.0), "n_questions": 4}
+    assert r["de"] == {
+        "P@1": 0.5,
+        "english_P@1": 0.75,
+        "gap": 0.25,
+        "only_english": 2,
+        "only_x": 1,
+        "p_value": pytest.approx(1.0),
+        "n_questions": 4,
+    }
     with pytest.raises(ValueError, match="no English questions"):
         gap_to_english(lang[4:], qas_id[4:], hit[4:])

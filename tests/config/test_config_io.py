@@ -8,7 +8,11 @@ from relkt.errors import ConfigError
 def test_yaml_then_overrides(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("output_dir: out\ntriplet: {margin: 0.13}\nmining: {hard: 2}\n")
-    c = load_config(TeacherConfig, path, ["triplet.margin=0.27", "data.train_langs=en,de", "schedule.learning_rate=1e-5", "smoke=true"])
+    c = load_config(
+        TeacherConfig,
+        path,
+        ["triplet.margin=0.27", "data.train_langs=en,de", "schedule.learning_rate=1e-5", "smoke=true"],
+    )
     assert c.output_dir == "out" and c.triplet.margin == 0.27 and c.mining.hard == 2
     assert c.data.train_langs == ["en", "de"] and c.schedule.learning_rate == 1e-5 and c.smoke is True
 
@@ -25,7 +29,10 @@ def test_yaml_then_overrides(tmp_path):
         ("mining.bm25_top_end=0", "bm25_top_start < bm25_top_end"),
         ("data.split_fractions=[0.5,0.5,0.5]", "summing to 1"),
         ("novalue", "expected key=value"),
-        ("eval.xx_en_units=[document]", "eval.xx_en_units: ['document'] are not units; valid: article, paragraph, sentence"),
+        (
+            "eval.xx_en_units=[document]",
+            "eval.xx_en_units: ['document'] are not units; valid: article, paragraph, sentence",
+        ),
         ("eval.primary_metric=xx_en_article/P@1", "needs eval.xx_en_units to list 'article'"),
         ("eval.primary_metric=xx_en_chapter/P@1", "is not a metric the dev evaluation reports"),
     ],
@@ -39,7 +46,10 @@ def test_invalid_options_fail_listing_valid_ones(override, message):
 def test_language_rows_ratio_must_be_finite_and_not_negative(value):
     with pytest.raises(ConfigError, match="student.language_rows.min_own_ratio must be a finite number >= 0"):
         load_config(StudentConfig, None, [f"student.language_rows.min_own_ratio={value}"])
-    assert load_config(StudentConfig, None, ["student.language_rows.min_own_ratio=2"]).student.language_rows.min_own_ratio == 2.0
+    assert (
+        load_config(StudentConfig, None, ["student.language_rows.min_own_ratio=2"]).student.language_rows.min_own_ratio
+        == 2.0
+    )
 
 
 def test_missing_and_malformed_files_are_named(tmp_path):
@@ -63,7 +73,8 @@ def test_every_shipped_config_loads():
     from pathlib import Path
 
     configs = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*teacher*.yaml")) + [
-        Path(__file__).resolve().parents[2] / "configs" / "quickstart.yaml"]
+        Path(__file__).resolve().parents[2] / "configs" / "quickstart.yaml"
+    ]
     assert len(configs) >= 3
     for path in configs:
         assert path.read_text().startswith("#"), f"{path} should say at its top the command that runs it"

@@ -10,9 +10,17 @@ def two_article_pool() -> LareqaPool:
     """Article A: paragraph 0 holds sentences s0 and s1, paragraph 1 holds s2; article B: paragraph 0 holds s3.
     q1's answer is s2 (A, paragraph 1); q2's is s3 (B); q3 has no answer found."""
     a0, a1, b0 = "A zero one. A zero two.", "A one.", "B zero."
-    c = [Candidate("en:s0", "en", "A zero one.", a0, "A", 0, 0, 11), Candidate("en:s1", "en", "A zero two.", a0, "A", 0, 12, 23),
-         Candidate("en:s2", "en", "A one.", a1, "A", 1, 0, 6), Candidate("en:s3", "en", "B zero.", b0, "B", 0, 0, 7)]
-    q = [Question("q1", "en", "one?", "A", 1, 0), Question("q2", "en", "b?", "B", 0, 0), Question("q3", "en", "none?", "B", 0, 0)]
+    c = [
+        Candidate("en:s0", "en", "A zero one.", a0, "A", 0, 0, 11),
+        Candidate("en:s1", "en", "A zero two.", a0, "A", 0, 12, 23),
+        Candidate("en:s2", "en", "A one.", a1, "A", 1, 0, 6),
+        Candidate("en:s3", "en", "B zero.", b0, "B", 0, 0, 7),
+    ]
+    q = [
+        Question("q1", "en", "one?", "A", 1, 0),
+        Question("q2", "en", "b?", "B", 0, 0),
+        Question("q3", "en", "none?", "B", 0, 0),
+    ]
     gold = [np.array([2]), np.array([3]), np.array([], dtype=np.int64)]
     return LareqaPool(q, c, gold)
 

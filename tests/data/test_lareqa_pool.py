@@ -6,8 +6,19 @@ import pytest
 from relkt.data import LareqaPool, article_split
 from relkt.errors import ConfigError, DataError
 
-TABLE_1_CANDIDATES = {"ar": 1222, "de": 1276, "el": 1234, "en": 1180, "es": 1215, "hi": 1244,
-                      "ru": 1219, "th": 852, "tr": 1167, "vi": 1209, "zh": 1196}
+TABLE_1_CANDIDATES = {
+    "ar": 1222,
+    "de": 1276,
+    "el": 1234,
+    "en": 1180,
+    "es": 1215,
+    "hi": 1244,
+    "ru": 1219,
+    "th": 852,
+    "tr": 1167,
+    "vi": 1209,
+    "zh": 1196,
+}
 
 
 def test_gold_answers_span_every_language(tiny_data):
@@ -16,8 +27,10 @@ def test_gold_answers_span_every_language(tiny_data):
     relevant = pool.relevant()
     # "What do cats hunt?" (c2): sentence 1 of the Cats paragraph, in English and in German.
     assert relevant["en:c2"] == {"en:0.0.1", "de:0.0.1"} == relevant["de:c2"]
-    assert {pool.candidates[j].sentence for j in pool.gold[pool.questions.index(next(q for q in pool.questions if q.qid == "de:c2"))]} == {
-        "They hunt mice at night.", "Sie jagen nachts Mäuse."}
+    assert {
+        pool.candidates[j].sentence
+        for j in pool.gold[pool.questions.index(next(q for q in pool.questions if q.qid == "de:c2"))]
+    } == {"They hunt mice at night.", "Sie jagen nachts Mäuse."}
 
 
 def test_subset_reindexes_gold(tiny_data):

@@ -82,7 +82,9 @@ def test_apertium_wrapper_maps_codes_keeps_one_text_per_line_and_names_errors(tm
     out = ApertiumTranslator().translate(["where is it?", "two\nlines"], "en", "es")
     assert out == ["ENG-SPA:WHERE IS IT?", "ENG-SPA:TWO LINES"]
     fake_apertium(tmp_path / "bin", 'echo "Error: Mode $2 does not exist." >&2\nexit 1\n')
-    with pytest.raises(TranslationError, match="apertium has no en->de pair \\(eng-deu\\): Error: Mode eng-deu does not exist"):
+    with pytest.raises(
+        TranslationError, match="apertium has no en->de pair \\(eng-deu\\): Error: Mode eng-deu does not exist"
+    ):
         ApertiumTranslator().translate(["x"], "en", "de")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(TranslationError, match="apt-get install apertium apertium-eng-spa"):

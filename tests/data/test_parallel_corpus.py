@@ -27,17 +27,23 @@ def test_bad_rows_are_skipped_and_named_with_file_and_line(tmp_path, caplog):
     path = write(tmp_path / "de.tsv", rows)
     corpus = read_parallel_tsv(path, "de", max_bad_share=0.02)
     assert len(corpus) == 197 and corpus.xx[0] == "Satz 0" and corpus.source[0] == "tatoeba"
-    assert corpus.bad_rows == [f"{path}:6: 2 columns, expected 3 (source, en, xx)", f"{path}:11: empty en side",
-                               f"{path}:21: not UTF-8 (invalid start byte at byte 14)"]
+    assert corpus.bad_rows == [
+        f"{path}:6: 2 columns, expected 3 (source, en, xx)",
+        f"{path}:11: empty en side",
+        f"{path}:21: not UTF-8 (invalid start byte at byte 14)",
+    ]
     assert f"{path}:21" in caplog.text
     with pytest.raises(DataError, match=r"de.tsv: 3 of 201 rows are bad \(more than 1%\)"):
         read_parallel_tsv(path, "de", max_bad_share=0.01)
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"en\txx\nfoo\tbar\n", "de.tsv:1: header"),
-    (HEADER, "de.tsv: no usable pairs"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"en\txx\nfoo\tbar\n", "de.tsv:1: header"),
+        (HEADER, "de.tsv: no usable pairs"),
+    ],
+)
 def test_a_file_that_is_not_a_corpus_is_one_clear_error(tmp_path, content, message):
     (tmp_path / "de.tsv").write_bytes(content)
     with pytest.raises(DataError, match=message):

@@ -15,21 +15,49 @@ from tests.conftest import squad_json
 
 # The README's five-line example: q1 and q2 are asked in English and German, q3 in English only.
 RECORDS = [
-    {"id": "q1", "lang": "en", "question": "Who wrote Hamlet?", "answer": "Shakespeare",
-     "context": "Hamlet is a play. Shakespeare wrote it."},
-    {"id": "q1", "lang": "de", "question": "Wer schrieb Hamlet?", "answer": "Shakespeare",
-     "context": "Hamlet ist ein Stück. Shakespeare schrieb es."},
-    {"id": "q2", "lang": "en", "question": "What is Hamlet?", "answer": "a play",
-     "context": "Hamlet is a play. Shakespeare wrote it."},
-    {"id": "q2", "lang": "de", "question": "Was ist Hamlet?", "answer": "ein Stück",
-     "context": "Hamlet ist ein Stück. Shakespeare schrieb es."},
-    {"id": "q3", "lang": "en", "question": "Where is Paris?", "answer": "in France", "context": "Paris lies in France.",
-     "title": "Paris"},
+    {
+        "id": "q1",
+        "lang": "en",
+        "question": "Who wrote Hamlet?",
+        "answer": "Shakespeare",
+        "context": "Hamlet is a play. Shakespeare wrote it.",
+    },
+    {
+        "id": "q1",
+        "lang": "de",
+        "question": "Wer schrieb Hamlet?",
+        "answer": "Shakespeare",
+        "context": "Hamlet ist ein Stück. Shakespeare schrieb es.",
+    },
+    {
+        "id": "q2",
+        "lang": "en",
+        "question": "What is Hamlet?",
+        "answer": "a play",
+        "context": "Hamlet is a play. Shakespeare wrote it.",
+    },
+    {
+        "id": "q2",
+        "lang": "de",
+        "question": "Was ist Hamlet?",
+        "answer": "ein Stück",
+        "context": "Hamlet ist ein Stück. Shakespeare schrieb es.",
+    },
+    {
+        "id": "q3",
+        "lang": "en",
+        "question": "Where is Paris?",
+        "answer": "in France",
+        "context": "Paris lies in France.",
+        "title": "Paris",
+    },
 ]
 
 
 def write_jsonl(path: Path, records, extra_lines=()) -> Path:
-    path.write_text("\n".join([json.dumps(r, ensure_ascii=False) for r in records] + list(extra_lines)) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join([json.dumps(r, ensure_ascii=False) for r in records] + list(extra_lines)) + "\n", encoding="utf-8"
+    )
     return path
 
 
@@ -52,16 +80,30 @@ def test_jsonl_records_become_a_pool_with_gold_in_every_language(tmp_path):
     assert articles["en:q1"] == articles["de:q2"] == "q1" and articles["en:q3"] == "Paris"
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"id": "q9", "lang": "en", "question": "Why?", "context": "Because."}', r"qa.jsonl:6: missing field 'answer'"),
-    ('{"id": "q9", "lang": "en", "question": "Why?", "answer": "so", "context": "Because."}', r"qa.jsonl:6.answer: 'so' does not occur"),
-    ('{"id": "q9", "lang": "en", "question": "", "answer": "B", "context": "B."}', r"qa.jsonl:6.question: expected a non-empty string"),
-    ('{"id": "q9", "lang": "en", "question": "Why?", ', r"qa.jsonl:6: malformed JSON"),
-    ('["a list"]', r"qa.jsonl:6: expected a JSON object, got list"),
-    (json.dumps(RECORDS[0]), r"qa.jsonl:6.id: 'q1' is asked twice in en \(first on line 1\)"),
-    ('{"id": "q9", "lang": "en", "question": "Q?", "answer": "B", "context": "A B.", "answer_start": 0}',
-     r"qa.jsonl:6.answer_start: 0 does not point at the answer"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (
+            '{"id": "q9", "lang": "en", "question": "Why?", "context": "Because."}',
+            r"qa.jsonl:6: missing field 'answer'",
+        ),
+        (
+            '{"id": "q9", "lang": "en", "question": "Why?", "answer": "so", "context": "Because."}',
+            r"qa.jsonl:6.answer: 'so' does not occur",
+        ),
+        (
+            '{"id": "q9", "lang": "en", "question": "", "answer": "B", "context": "B."}',
+            r"qa.jsonl:6.question: expected a non-empty string",
+        ),
+        ('{"id": "q9", "lang": "en", "question": "Why?", ', r"qa.jsonl:6: malformed JSON"),
+        ('["a list"]', r"qa.jsonl:6: expected a JSON object, got list"),
+        (json.dumps(RECORDS[0]), r"qa.jsonl:6.id: 'q1' is asked twice in en \(first on line 1\)"),
+        (
+            '{"id": "q9", "lang": "en", "question": "Q?", "answer": "B", "context": "A B.", "answer_start": 0}',
+            r"qa.jsonl:6.answer_start: 0 does not point at the answer",
+        ),
+    ],
+)
 def test_a_bad_jsonl_record_names_file_line_and_field(tmp_path, line, message):
     with pytest.raises(DataError, match=message):
         read_jsonl_file(write_jsonl(tmp_path / "qa.jsonl", RECORDS, [line]))
@@ -71,16 +113,39 @@ def mlqa_file(folder: Path, context: str, question: str, qas: dict, title: str) 
     """An MLQA file: one article of one paragraph in the `context` language, its questions in `question`'s."""
     contexts = {"en": "The river is long. It flows north.", "de": "Der Fluss ist lang. Er fließt nach Norden."}
     answers = {"en": ["long", "north"], "de": ["lang", "Norden"]}
-    doc = {"data": [{"title": title, "paragraphs": [{"context": contexts[context], "qas": [
-        {"id": qid, "question": text, "answers": [{"text": answers[context][k],
-                                                  "answer_start": contexts[context].index(answers[context][k])}]}
-        for k, (qid, text) in enumerate(qas.items())]}]}]}
+    doc = {
+        "data": [
+            {
+                "title": title,
+                "paragraphs": [
+                    {
+                        "context": contexts[context],
+                        "qas": [
+                            {
+                                "id": qid,
+                                "question": text,
+                                "answers": [
+                                    {
+                                        "text": answers[context][k],
+                                        "answer_start": contexts[context].index(answers[context][k]),
+                                    }
+                                ],
+                            }
+                            for k, (qid, text) in enumerate(qas.items())
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
     (folder / f"dev-context-{context}-question-{question}.json").write_text(json.dumps(doc), encoding="utf-8")
 
 
 def test_mlqa_questions_in_one_language_find_answers_in_another(tmp_path):
-    questions = {"en": {"a1": "How long is the river?", "a2": "Where does it flow?"},
-                 "de": {"a1": "Wie lang ist der Fluss?", "a2": "Wohin fließt er?"}}
+    questions = {
+        "en": {"a1": "How long is the river?", "a2": "Where does it flow?"},
+        "de": {"a1": "Wie lang ist der Fluss?", "a2": "Wohin fließt er?"},
+    }
     titles = {"en": "River", "de": "Fluss"}
     for c in ("en", "de"):
         for q in ("en", "de"):
@@ -98,7 +163,9 @@ def test_mlqa_questions_in_one_language_find_answers_in_another(tmp_path):
 
 def test_mlqa_folder_with_both_splits_is_refused(tmp_path):
     mlqa_file(tmp_path, "en", "en", {"a1": "How long?"}, "River")
-    (tmp_path / "test-context-en-question-en.json").write_text((tmp_path / "dev-context-en-question-en.json").read_text())
+    (tmp_path / "test-context-en-question-en.json").write_text(
+        (tmp_path / "dev-context-en-question-en.json").read_text()
+    )
     with pytest.raises(DataError, match="both MLQA dev- and test- files"):
         QaSource.open(tmp_path)
 
@@ -132,9 +199,20 @@ def test_every_format_gives_the_same_pool_for_the_same_questions(tmp_path):
     doc = squad_json("en", with_breaks=False)
     (tmp_path / "squad").mkdir()
     (tmp_path / "squad" / "en.json").write_text(json.dumps(doc), encoding="utf-8")
-    records = [{"id": qa["id"], "lang": "en", "question": qa["question"], "answer": qa["answers"][0]["text"],
-                "context": p["context"], "title": a["title"], "answer_start": qa["answers"][0]["answer_start"]}
-               for a in doc["data"] for p in a["paragraphs"] for qa in p["qas"]]
+    records = [
+        {
+            "id": qa["id"],
+            "lang": "en",
+            "question": qa["question"],
+            "answer": qa["answers"][0]["text"],
+            "context": p["context"],
+            "title": a["title"],
+            "answer_start": qa["answers"][0]["answer_start"],
+        }
+        for a in doc["data"]
+        for p in a["paragraphs"]
+        for qa in p["qas"]
+    ]
     squad = LareqaPool.from_source(QaSource.open(tmp_path / "squad"))
     mine = LareqaPool.from_source(QaSource.open(write_jsonl(tmp_path / "qa.jsonl", records)))
     assert [c.sentence for c in mine.candidates] == [c.sentence for c in squad.candidates]

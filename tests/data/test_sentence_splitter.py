@@ -1,6 +1,5 @@
 import json
 
-
 from relkt.data.sentence_splitter import split_sentences
 
 
@@ -10,7 +9,12 @@ def texts(text, **kw):
 
 def test_latin_abbreviations_and_initials():
     text = "Dr. Smith met J. K. Rowling in the U.S. last year. It rained e.g. twice! Was it fun? Yes."
-    assert texts(text) == ["Dr. Smith met J. K. Rowling in the U.S. last year.", "It rained e.g. twice!", "Was it fun?", "Yes."]
+    assert texts(text) == [
+        "Dr. Smith met J. K. Rowling in the U.S. last year.",
+        "It rained e.g. twice!",
+        "Was it fun?",
+        "Yes.",
+    ]
 
 
 def test_closing_quote_stays_with_sentence():

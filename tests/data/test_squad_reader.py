@@ -35,7 +35,9 @@ def test_malformed_json_names_file_and_position(tmp_path):
         read_squad_file(path, "de")
     # json's "Unterminated string starting at" is whole with its position, not cut off before it.
     path = write(tmp_path, '{"data": [{"title": "Cats', "de.json")
-    with pytest.raises(DataError, match=r"malformed JSON: Unterminated string starting at: line 1 column 21 \(char 20\)$"):
+    with pytest.raises(
+        DataError, match=r"malformed JSON: Unterminated string starting at: line 1 column 21 \(char 20\)$"
+    ):
         read_squad_file(path, "de")
 
 
@@ -44,11 +46,22 @@ def test_malformed_json_names_file_and_position(tmp_path):
     [
         (lambda d: d.pop("data"), r"top level: missing field 'data'"),
         (lambda d: d["data"][1]["paragraphs"][0].pop("qas"), r"data\[1\]\.paragraphs\[0\]: missing field 'qas'"),
-        (lambda d: d["data"][0]["paragraphs"][0].pop("sentences"), r"data\[0\]\.paragraphs\[0\]: missing field 'sentences'"),
-        (lambda d: d["data"][0]["paragraphs"][0]["qas"][1]["answers"][0].pop("answer_start"),
-         r"data\[0\]\.paragraphs\[0\]\.qas\[1\]\.answers\[0\]: missing field 'answer_start'"),
-        (lambda d: d["data"][2]["paragraphs"][0]["qas"][0].update(question="  "), r"qas\[0\]\.question: empty question \(id b1\)"),
-        (lambda d: d["data"][0]["paragraphs"][0]["sentence_breaks"].append([0, 10**6]), r"sentences' but 3 'sentence_breaks'"),
+        (
+            lambda d: d["data"][0]["paragraphs"][0].pop("sentences"),
+            r"data\[0\]\.paragraphs\[0\]: missing field 'sentences'",
+        ),
+        (
+            lambda d: d["data"][0]["paragraphs"][0]["qas"][1]["answers"][0].pop("answer_start"),
+            r"data\[0\]\.paragraphs\[0\]\.qas\[1\]\.answers\[0\]: missing field 'answer_start'",
+        ),
+        (
+            lambda d: d["data"][2]["paragraphs"][0]["qas"][0].update(question="  "),
+            r"qas\[0\]\.question: empty question \(id b1\)",
+        ),
+        (
+            lambda d: d["data"][0]["paragraphs"][0]["sentence_breaks"].append([0, 10**6]),
+            r"sentences' but 3 'sentence_breaks'",
+        ),
     ],
 )
 def test_missing_or_bad_fields_name_file_and_path(tmp_path, mutate, message):
@@ -70,8 +83,11 @@ def test_answer_outside_every_sentence_is_counted_not_fatal(tmp_path, caplog):
 def test_a_repeated_qas_id_names_the_file_the_id_and_both_places(tmp_path):
     doc = squad_json("en")
     doc["data"][2]["paragraphs"][0]["qas"][1]["id"] = "c1"  # would cross-link Bread's answer with Cats'
-    with pytest.raises(DataError, match=r"en\.json: data\[2\]\.paragraphs\[0\]\.qas\[1\]\.id: qas id 'c1' is used twice "
-                                        r"\(first at data\[0\]\.paragraphs\[0\]\.qas\[0\]\)"):
+    with pytest.raises(
+        DataError,
+        match=r"en\.json: data\[2\]\.paragraphs\[0\]\.qas\[1\]\.id: qas id 'c1' is used twice "
+        r"\(first at data\[0\]\.paragraphs\[0\]\.qas\[0\]\)",
+    ):
         read_squad_file(write(tmp_path, doc), "en")
 
 

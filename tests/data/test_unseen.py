@@ -48,8 +48,11 @@ def test_the_test_source_is_scored_whole_and_dev_comes_from_training(tiny_data, 
 
 def test_overlap_with_the_training_source_is_refused_naming_it(tiny_data, tmp_path):
     train = english_only(tmp_path, "train", {"Rivers"})
-    with pytest.raises(DataError, match=r"test source .*xquad-r: article 'Rivers' \(.*\.json\) also occurs in the "
-                                        r"training source .*train \(.*en.json\); a test set must be unseen"):
+    with pytest.raises(
+        DataError,
+        match=r"test source .*xquad-r: article 'Rivers' \(.*\.json\) also occurs in the "
+        r"training source .*train \(.*en.json\); a test set must be unseen",
+    ):
         load_split(PoolSection(data_dir=str(train), test_dir=str(tiny_data)), "test")
     # A question id alone is a leak too: the same id under another title.
     doc = json.loads((train / "en.json").read_text())
@@ -65,13 +68,17 @@ def test_a_student_language_without_qa_data_learns_from_pairs(tmp_path):
     pairs = tmp_path / "pairs"
     pairs.mkdir()
     (pairs / "fi.tsv").write_text("source\ten\txx\nt\tHello.\tHei.\nt\tThanks.\tKiitos.\n", encoding="utf-8")
-    data = StudentDataSection(data_dir=str(train), split_fractions=[1.0, 0.0, 0.0], student_langs=["fi"],
-                              corpus_dir=str(pairs))
+    data = StudentDataSection(
+        data_dir=str(train), split_fractions=[1.0, 0.0, 0.0], student_langs=["fi"], corpus_dir=str(pairs)
+    )
     pool, qa_langs, langs, _ = student_pool(data, seed=0)
     # Finnish has no QA file: its pairs teach it; the English questions give the d and dq terms their documents.
     assert qa_langs == ["en"] and langs == ["fi"] and pool.langs == ["en"]
-    with pytest.raises(ConfigError, match=r"no data for sw: no QA data in the training source \(it holds en\) nor pairs "
-                                          r"in data.corpus_dir"):
+    with pytest.raises(
+        ConfigError,
+        match=r"no data for sw: no QA data in the training source \(it holds en\) nor pairs "
+        r"in data.corpus_dir",
+    ):
         student_pool(StudentDataSection(data_dir=str(train), student_langs=["fi", "sw"], corpus_dir=str(pairs)), 0)
     with pytest.raises(ConfigError, match="no data for fi: .* and no data.corpus_dir is set"):
         student_pool(StudentDataSection(data_dir=str(train), student_langs=["fi"]), 0)

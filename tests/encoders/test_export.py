@@ -78,4 +78,7 @@ def test_a_reexported_hub_copy_keeps_the_tokenizer_record(tmp_path):
     first = export_encoder(tiny_bert(), tmp_path / "teacher")
     again = export_encoder(build_encoder(f"hub:{first}"), tmp_path / "student")
     meta = read_metadata(again)
-    assert meta["tokenizer"]["type"] == "wordpiece" and (again / "vocab.txt").read_text() == (first / "vocab.txt").read_text()
+    assert (
+        meta["tokenizer"]["type"] == "wordpiece"
+        and (again / "vocab.txt").read_text() == (first / "vocab.txt").read_text()
+    )

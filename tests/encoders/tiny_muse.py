@@ -49,8 +49,12 @@ def make_tiny_muse(path: Path, dim: int = 16, seed: int = 0) -> Path:
 
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(training_lines(seed=seed)), model_writer=model, vocab_size=80,
-        character_coverage=1.0, hard_vocab_limit=False, minloglevel=2,
+        sentence_iterator=iter(training_lines(seed=seed)),
+        model_writer=model,
+        vocab_size=80,
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        minloglevel=2,
     )
     tf.saved_model.save(TinyMuse(model.getvalue(), dim=dim, seed=seed), str(path))
     return path
@@ -62,8 +66,13 @@ def tiny_sentencepiece(seed: int = 0, vocab_size: int = 80) -> bytes:
 
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(training_lines(seed=seed)), model_writer=model, vocab_size=vocab_size,
-        character_coverage=1.0, hard_vocab_limit=False, minloglevel=2, num_threads=1,
+        sentence_iterator=iter(training_lines(seed=seed)),
+        model_writer=model,
+        vocab_size=vocab_size,
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        minloglevel=2,
+        num_threads=1,
     )
     return model.getvalue()
 
@@ -77,7 +86,16 @@ def tiny_muse_encoder(seed: int = 0, max_length: int = 32, **kwargs):
 
     keras.utils.set_random_seed(seed)
     tokenizer = sentencepiece_tokenizer(tiny_sentencepiece(seed))
-    encoder = MuseEncoder(tokenizer, vocabulary_size=tokenizer.vocabulary_size() + 3, embedding_dim=16, ngram_dim=8,
-                          hidden_dim=12, output_dim=16, epsilon=1e-6, max_length=max_length, **kwargs)
+    encoder = MuseEncoder(
+        tokenizer,
+        vocabulary_size=tokenizer.vocabulary_size() + 3,
+        embedding_dim=16,
+        ngram_dim=8,
+        hidden_dim=12,
+        output_dim=16,
+        epsilon=1e-6,
+        max_length=max_length,
+        **kwargs,
+    )
     encoder.build()
     return encoder

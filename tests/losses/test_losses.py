@@ -37,11 +37,33 @@ def test_distillation_reduction_sum_over_embedding_mean_over_batch():
     loss = DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5)
     assert float(loss(np.stack([tq, td], 1), np.stack([sq, sd], 1))) == pytest.approx(15.0)
     # Table 6 variants switch terms off: "q" keeps beta only -> 10 * 2 / 2 = 10.
-    assert float(DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5, objective="q")(np.stack([tq, td], 1), np.stack([sq, sd], 1))) == pytest.approx(10.0)
+    assert float(
+        DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5, objective="q")(
+            np.stack([tq, td], 1), np.stack([sq, sd], 1)
+        )
+    ) == pytest.approx(10.0)
 
 
-@pytest.mark.parametrize("cls, kwargs", [(TripletLoss, {"margin": 0.13, "distance": "squared_l2"}),
-                                         (DistillationLoss, {"gamma": 100, "beta": 0.1, "lam": 1, "omega": 0.01, "distance": "cosine", "objective": "q+d", "contrast": 0.5, "temperature": 0.1, "negatives": "bank"})])
+@pytest.mark.parametrize(
+    "cls, kwargs",
+    [
+        (TripletLoss, {"margin": 0.13, "distance": "squared_l2"}),
+        (
+            DistillationLoss,
+            {
+                "gamma": 100,
+                "beta": 0.1,
+                "lam": 1,
+                "omega": 0.01,
+                "distance": "cosine",
+                "objective": "q+d",
+                "contrast": 0.5,
+                "temperature": 0.1,
+                "negatives": "bank",
+            },
+        ),
+    ],
+)
 def test_config_round_trip(cls, kwargs):
     loss = cls(**kwargs)
     clone = cls.from_config(loss.get_config())
@@ -143,4 +165,6 @@ def test_a_row_without_a_document_contributes_its_question_term_only():
     assert float(parts["d"][1]) == 0 and float(parts["dq"][1]) == 0
     assert float(parts["d_rank"][1]) == 0 and float(parts["dq_rank"][1]) == 0 and float(parts["q_rank"][1]) > 0
     plain = DistillationLoss(gamma=1, beta=1, lam=1, omega=0.5)
-    np.testing.assert_allclose(plain.components(stack_columns(t_q, t_d, ops=np), stack_columns(s_q, s_d, ops=np))[0], [3.0, 0.4], rtol=1e-6)
+    np.testing.assert_allclose(
+        plain.components(stack_columns(t_q, t_d, ops=np), stack_columns(s_q, s_d, ops=np))[0], [3.0, 0.4], rtol=1e-6
+    )

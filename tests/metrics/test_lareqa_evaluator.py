@@ -20,7 +20,9 @@ def test_retrieval_evaluator_flat_metrics_by_hand():
     # q2 = [0, 1]: scores d1=0, d2=0.8, d3=1 -> golds {d1, d3} at ranks 3 and 1:
     # AP(q1) = 1/2; AP(q2) = (1/1 + 2/3)/2 = 5/6; mAP = (1/2 + 5/6)/2 = 2/3. MRR = (1/2 + 1)/2 = 3/4.
     enc = LookupEncoder({"q1": [1, 0], "q2": [0, 1], "d1": [1, 0], "d2": [0.6, 0.8], "d3": [0, 1]})
-    ev = RetrievalEvaluator({"a": "q1", "b": "q2"}, {"x": "d1", "y": "d2", "z": "d3"}, {"a": {"y"}, "b": {"x", "z"}}, name="toy")
+    ev = RetrievalEvaluator(
+        {"a": "q1", "b": "q2"}, {"x": "d1", "y": "d2", "z": "d3"}, {"a": {"y"}, "b": {"x", "z"}}, name="toy"
+    )
     m = ev(enc)
     assert ev.primary_metric == "mAP"
     assert m["toy_mAP"] == pytest.approx(2 / 3) and m["toy_MRR"] == pytest.approx(0.75)
@@ -87,7 +89,9 @@ def test_bitext_finds_each_questions_english_twin(tiny_data):
     ev = LareqaEvaluator(pool)
     results = ev(LookupEncoder(table))
     assert set(results["bitext"]) == {"de"}
-    assert results["bitext"]["de"]["P@1"] == pytest.approx(4 / 6) and results["bitext"]["de"]["cos"] == pytest.approx(2 / 3)
+    assert results["bitext"]["de"]["P@1"] == pytest.approx(4 / 6) and results["bitext"]["de"]["cos"] == pytest.approx(
+        2 / 3
+    )
     assert results["bitext"]["de"]["n_questions"] == 6
     hit = ev.per_question["bitext"]["hit@1"]
     assert np.isnan(hit[pool.question_langs == "en"]).all()
@@ -95,4 +99,6 @@ def test_bitext_finds_each_questions_english_twin(tiny_data):
     assert flat["bitext/de/P@1"] == flat["bitext/P@1"] == pytest.approx(4 / 6)
     # Switched off, or a pool with no English twin: no bitext section.
     assert "bitext" not in LareqaEvaluator(pool, bitext=False)(LookupEncoder(table))
-    assert "bitext" not in LareqaEvaluator(pool.subset(question_langs=["de"], candidate_langs=["de", "en"]))(LookupEncoder(table))
+    assert "bitext" not in LareqaEvaluator(pool.subset(question_langs=["de"], candidate_langs=["de", "en"]))(
+        LookupEncoder(table)
+    )

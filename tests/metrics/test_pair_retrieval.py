@@ -24,8 +24,13 @@ def test_a_repeated_english_side_is_gold_for_each_pair_holding_it():
     # x0 and x1 both translate "Hello." (e0 and e1 are the same text): x1 finding e0 first is a hit.
     xx = np.array([[1, 0], [1, 0.1], [0, 1]], np.float32)
     en = np.array([[1, 0], [0.9, 0.4], [0, 1]], np.float32)
-    r = pair_retrieval(xx / np.linalg.norm(xx, axis=1, keepdims=True), en / np.linalg.norm(en, axis=1, keepdims=True),
-                       ["hallo", "hallo!", "tschüss"], ["Hello.", "Hello.", "Bye."], "test")
+    r = pair_retrieval(
+        xx / np.linalg.norm(xx, axis=1, keepdims=True),
+        en / np.linalg.norm(en, axis=1, keepdims=True),
+        ["hallo", "hallo!", "tschüss"],
+        ["Hello.", "Hello.", "Bye."],
+        "test",
+    )
     assert r["xx>en"]["hit1"].tolist() == [True, True, True]
 
 

@@ -12,10 +12,15 @@ def test_unit_metrics_by_hand():
     # en:q1 = [0.2, 0.8]: miss (rank 2); en:q2 = [0, 1]: hit.
     # de P@1 = 1/2, MRR = (1 + 1/2)/2 = 3/4; en the same; P@10 = 1 (two candidates); mean over languages P@1 = 1/2.
     units = {"article": EnglishAnswerUnits("article", ("A text", "B text"), ("A", "B"), {"q1": 0, "q2": 1})}
-    questions = [Question("q1", "de", "de1", "A", 0, 0), Question("q2", "de", "de2", "B", 0, 0),
-                 Question("q1", "en", "en1", "A", 0, 0), Question("q2", "en", "en2", "B", 0, 0)]
-    enc = LookupEncoder({"A text": [1, 0], "B text": [0, 1], "de1": [0.9, 0.1], "de2": [0.8, 0.2],
-                         "en1": [0.2, 0.8], "en2": [0, 1]})
+    questions = [
+        Question("q1", "de", "de1", "A", 0, 0),
+        Question("q2", "de", "de2", "B", 0, 0),
+        Question("q1", "en", "en1", "A", 0, 0),
+        Question("q2", "en", "en2", "B", 0, 0),
+    ]
+    enc = LookupEncoder(
+        {"A text": [1, 0], "B text": [0, 1], "de1": [0.9, 0.1], "de2": [0.8, 0.2], "en1": [0.2, 0.8], "en2": [0, 1]}
+    )
     ev = XxEnUnitEvaluator(questions, units)
     results = ev(enc)
     assert results["article"]["de"]["P@1"] == 0.5 and results["article"]["de"]["MRR"] == pytest.approx(0.75)

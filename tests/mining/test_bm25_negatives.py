@@ -12,7 +12,13 @@ def test_tokenizer_handles_scripts_without_spaces():
 
 
 def test_ranks_by_bm25_and_skips_gold_in_any_language():
-    docs = ["the cat sleeps all day", "dogs hunt mice", "the river flows into the sea", "cats hunt mice at night", "狗 狩猎 老鼠"]
+    docs = [
+        "the cat sleeps all day",
+        "dogs hunt mice",
+        "the river flows into the sea",
+        "cats hunt mice at night",
+        "狗 狩猎 老鼠",
+    ]
     index = Bm25Index(docs)
     top = index.top(["do cats hunt mice?", "狗 狩猎", "zzz unknown"], 4)
     assert top.shape == (3, 4)

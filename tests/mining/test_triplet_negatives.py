@@ -8,16 +8,33 @@ import numpy as np
 from relkt.data import Candidate, LareqaPool, Question
 from relkt.mining import TripletNegatives
 
-MINING = SimpleNamespace(bm25_epochs=1, online_epochs=1, bm25_k1=1.5, bm25_b=0.75, bm25_top_start=0, bm25_top_end=5,
-                         bm25_negatives=1, hard=1, semi_hard=1, pick="random", remine_every=0, encode_batch_size=8)
+MINING = SimpleNamespace(
+    bm25_epochs=1,
+    online_epochs=1,
+    bm25_k1=1.5,
+    bm25_b=0.75,
+    bm25_top_start=0,
+    bm25_top_end=5,
+    bm25_negatives=1,
+    hard=1,
+    semi_hard=1,
+    pick="random",
+    remine_every=0,
+    encode_batch_size=8,
+)
 TRIPLET = SimpleNamespace(margin=0.2, distance="cosine", positives_per_question=0)
 
 
 def pool() -> LareqaPool:
     # Two questions; q0's gold is c0, q1's gold is c1 and c2 (two anchors). c3 shares q0's words.
-    cands = [Candidate(f"c{i}", "en", text, text, "a", i, 0, len(text)) for i, text in
-             enumerate(["cats purr", "dogs bark", "dogs run", "why do cats purr loudly"])]
-    questions = [Question("q0", "en", "why do cats purr", "a", 0, 0), Question("q1", "en", "what do dogs do", "a", 1, 0)]
+    cands = [
+        Candidate(f"c{i}", "en", text, text, "a", i, 0, len(text))
+        for i, text in enumerate(["cats purr", "dogs bark", "dogs run", "why do cats purr loudly"])
+    ]
+    questions = [
+        Question("q0", "en", "why do cats purr", "a", 0, 0),
+        Question("q1", "en", "what do dogs do", "a", 1, 0),
+    ]
     return LareqaPool(questions, cands, [np.array([0]), np.array([1, 2])])
 
 

@@ -26,8 +26,18 @@ ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": str(ROOT)}
 
 def one_step_teacher(tmp, data, **extra):
     # 4 questions x 2 BM25 negatives = 8 triplets = one step of the global batch 8.
-    return tiny_config(tmp, data, **{"data.max_train_questions": 4, "mining.bm25_epochs": 1, "mining.online_epochs": 0,
-                                     "triplet.batch_size": 8, "eval.every_steps": 1, **extra})
+    return tiny_config(
+        tmp,
+        data,
+        **{
+            "data.max_train_questions": 4,
+            "mining.bm25_epochs": 1,
+            "mining.online_epochs": 0,
+            "triplet.batch_size": 8,
+            "eval.every_steps": 1,
+            **extra,
+        },
+    )
 
 
 def weights(run_dir):
@@ -55,15 +65,34 @@ def run_two_cpus(*stage_configs):
 def test_mirrored_one_step_equals_default_for_both_stages(synthetic_data, tmp_path):
     muse = make_tiny_muse(tmp_path / "muse")
     teacher_dir = export_encoder(NgramEncoder(dim=16, num_buckets=512, seed=1), tmp_path / "teacher_export")
-    student_one_step = {"data.max_train_questions": 4, "distill.batch_size": 4, "distill.epochs": 1, "eval.every_steps": 1}
+    student_one_step = {
+        "data.max_train_questions": 4,
+        "distill.batch_size": 4,
+        "distill.epochs": 1,
+        "eval.every_steps": 1,
+    }
     runs = {
         "t_default": ("teacher", one_step_teacher(tmp_path / "t_default", synthetic_data)),
         "t_mirrored": ("teacher", one_step_teacher(tmp_path / "t_mirrored", synthetic_data, **MIRRORED)),
         # A hub: encoder feeds raw strings: under the strategy it trains through the strategy.run loop.
-        "h_default": ("teacher", one_step_teacher(tmp_path / "h_default", synthetic_data, **{"encoder": {"spec": f"hub:{muse}"}})),
-        "h_mirrored": ("teacher", one_step_teacher(tmp_path / "h_mirrored", synthetic_data, **{"encoder": {"spec": f"hub:{muse}"}, **MIRRORED})),
-        "s_default": ("student", student_config(tmp_path / "s_default", synthetic_data, teacher_dir, **student_one_step)),
-        "s_mirrored": ("student", student_config(tmp_path / "s_mirrored", synthetic_data, teacher_dir, **student_one_step, **MIRRORED)),
+        "h_default": (
+            "teacher",
+            one_step_teacher(tmp_path / "h_default", synthetic_data, **{"encoder": {"spec": f"hub:{muse}"}}),
+        ),
+        "h_mirrored": (
+            "teacher",
+            one_step_teacher(
+                tmp_path / "h_mirrored", synthetic_data, **{"encoder": {"spec": f"hub:{muse}"}, **MIRRORED}
+            ),
+        ),
+        "s_default": (
+            "student",
+            student_config(tmp_path / "s_default", synthetic_data, teacher_dir, **student_one_step),
+        ),
+        "s_mirrored": (
+            "student",
+            student_config(tmp_path / "s_mirrored", synthetic_data, teacher_dir, **student_one_step, **MIRRORED),
+        ),
     }
     # One process per run: two MirroredStrategy objects in one process share collective instance keys.
     out = "".join(run_two_cpus(*stage_cfg) for stage_cfg in runs.values())
@@ -79,8 +108,11 @@ def test_mirrored_one_step_equals_default_for_both_stages(synthetic_data, tmp_pa
 
 @pytest.mark.slow
 def test_mirrored_full_run_with_online_mining_and_bfloat16(synthetic_data, tmp_path):
-    cfg = tiny_config(tmp_path / "t", synthetic_data, **{"mining.online_epochs": 1, "distribute.mixed_precision": "bfloat16",
-                                                         "eval.every_steps": 10, **MIRRORED})
+    cfg = tiny_config(
+        tmp_path / "t",
+        synthetic_data,
+        **{"mining.online_epochs": 1, "distribute.mixed_precision": "bfloat16", "eval.every_steps": 10, **MIRRORED},
+    )
     run_two_cpus("teacher", cfg)
     summary = json.loads((tmp_path / "t" / "run" / "summary.json").read_text())
     assert [m["source"] for m in summary["mining"]] == ["bm25", "online"] and summary["best"]["value"] > 0
@@ -96,15 +128,26 @@ def free_port():
 
 @pytest.mark.slow
 def test_multi_worker_two_local_workers(synthetic_data, tmp_path):
-    cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 1, "eval.every_steps": 10,
-                                                   "distribute.strategy": "multi_worker"})
+    cfg = tiny_config(
+        tmp_path,
+        synthetic_data,
+        **{"mining.online_epochs": 1, "eval.every_steps": 10, "distribute.strategy": "multi_worker"},
+    )
     workers = [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]
     procs = []
     for index in range(2):
         tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
         env = {**ENV, "TF_CONFIG": json.dumps(tf_config)}
-        procs.append(subprocess.Popen([sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)], cwd=ROOT,
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
     try:
         outputs = [p.communicate(timeout=500)[0] for p in procs]
     finally:

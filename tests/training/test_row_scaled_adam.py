@@ -9,8 +9,14 @@ from relkt.training.row_scaled_adam import RowScaledAdam
 def one_fit_step(make_optimizer, seed=0):
     """Two compiled `fit` steps of a 6-row embedding + dense model; returns (table before, table after)."""
     keras.utils.set_random_seed(seed)
-    model = keras.Sequential([keras.Input((3,), dtype="int32"), keras.layers.Embedding(6, 4, name="emb"),
-                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(2)])
+    model = keras.Sequential(
+        [
+            keras.Input((3,), dtype="int32"),
+            keras.layers.Embedding(6, 4, name="emb"),
+            keras.layers.GlobalAveragePooling1D(),
+            keras.layers.Dense(2),
+        ]
+    )
     table = model.get_layer("emb").embeddings
     before = table.numpy().copy()
     model.compile(optimizer=make_optimizer(table.path), loss="mse")

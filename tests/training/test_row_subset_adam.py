@@ -10,8 +10,9 @@ from relkt.training.row_subset_adam import RowSubsetAdam
 def test_only_chosen_rows_move_each_at_its_scale():
     table = keras.Variable(np.zeros((6, 2), "float32"), name="table")
     # A sparse gradient as an embedding lookup gives it: row 2 read twice (its slices add up), rows 1, 2, 5.
-    g = tf.IndexedSlices(tf.constant([[1.0, -2.0], [0.5, 0.5], [0.5, 0.5], [-3.0, 1.0]]), tf.constant([1, 2, 2, 5]),
-                         tf.constant([6, 2]))
+    g = tf.IndexedSlices(
+        tf.constant([[1.0, -2.0], [0.5, 0.5], [0.5, 0.5], [-3.0, 1.0]]), tf.constant([1, 2, 2, 5]), tf.constant([6, 2])
+    )
     RowSubsetAdam(0.1, table.path, rows=[2, 5, 4], scales=[1.0, 3.0, 1.0]).apply([g], [table])
     # Adam's first step is lr * g / (|g| + eps) ~ 0.1 * sign(g), subtracted. Row 1 has a gradient but is not chosen;
     # row 4 is chosen but unread; row 2's summed gradient is (1, 1); row 5 takes three steps' worth.
@@ -42,7 +43,10 @@ def test_dense_gradient_moves_only_the_chosen_rows():
 
 
 def test_refuses_a_variable_that_is_not_the_table():
-    table, other = keras.Variable(np.zeros((4, 2), "float32"), name="table"), keras.Variable(np.zeros(2, "float32"), name="w")
+    table, other = (
+        keras.Variable(np.zeros((4, 2), "float32"), name="table"),
+        keras.Variable(np.zeros(2, "float32"), name="w"),
+    )
     with pytest.raises(ConfigError, match="freeze the other variables"):
         RowSubsetAdam(0.1, table.path, rows=[0]).build([table, other])
     with pytest.raises(ConfigError, match="outside"):

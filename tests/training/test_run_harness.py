@@ -10,9 +10,17 @@ from relkt.training.run_harness import RunHarness
 
 
 def harness(tmp_path, **schedule):
-    return RunHarness(tmp_path, encoder=None, optimizer=keras.optimizers.Adam(1.0), evaluate=dict,
-                      primary_metric="m", eval_every=10_000, schedule=ScheduleSection(**schedule),
-                      training_info={}, checkpoint_every=10_000)
+    return RunHarness(
+        tmp_path,
+        encoder=None,
+        optimizer=keras.optimizers.Adam(1.0),
+        evaluate=dict,
+        primary_metric="m",
+        eval_every=10_000,
+        schedule=ScheduleSection(**schedule),
+        training_info={},
+        checkpoint_every=10_000,
+    )
 
 
 def rates(h, steps):
@@ -48,9 +56,17 @@ def trained_harness(tmp_path):
     enc.embed(["x"])
     optimizer = keras.optimizers.Adam(0.1)
     optimizer.build(enc.trainable_variables)
-    return RunHarness(tmp_path, encoder=enc, optimizer=optimizer, evaluate=dict, primary_metric="m",
-                      eval_every=10_000, schedule=ScheduleSection(learning_rate=0.1), training_info={},
-                      checkpoint_every=10_000)
+    return RunHarness(
+        tmp_path,
+        encoder=enc,
+        optimizer=optimizer,
+        evaluate=dict,
+        primary_metric="m",
+        eval_every=10_000,
+        schedule=ScheduleSection(learning_rate=0.1),
+        training_info={},
+        checkpoint_every=10_000,
+    )
 
 
 def test_a_truncated_checkpoint_falls_back_to_the_previous_one(tmp_path):
@@ -139,9 +155,18 @@ def test_a_checkpoint_written_before_the_optimizer_was_built_resumes(tmp_path):
     def unbuilt():
         enc = NgramEncoder(dim=4, num_buckets=16)
         enc.embed(["x"])
-        return RunHarness(tmp_path, encoder=enc, optimizer=keras.optimizers.Adam(0.1), evaluate=lambda: {"m": 0.5},
-                          primary_metric="m", eval_every=10_000, schedule=ScheduleSection(learning_rate=0.1),
-                          training_info={}, checkpoint_every=10_000, eval_at_start=True)
+        return RunHarness(
+            tmp_path,
+            encoder=enc,
+            optimizer=keras.optimizers.Adam(0.1),
+            evaluate=lambda: {"m": 0.5},
+            primary_metric="m",
+            eval_every=10_000,
+            schedule=ScheduleSection(learning_rate=0.1),
+            training_info={},
+            checkpoint_every=10_000,
+            eval_at_start=True,
+        )
 
     h = unbuilt()
     h.evaluate_at_start()

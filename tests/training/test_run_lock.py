@@ -7,7 +7,10 @@ import pytest
 from relkt.errors import ConfigError
 from relkt.training.run_lock import RunLock
 
-HOLD = "import sys, time; from relkt.training.run_lock import RunLock; l = RunLock(sys.argv[1]); print('held', flush=True); time.sleep(60)"
+HOLD = (
+    "import sys, time; from relkt.training.run_lock import RunLock; l = RunLock(sys.argv[1]); "
+    "print('held', flush=True); time.sleep(60)"
+)
 
 
 def test_a_second_writer_is_refused_naming_the_holder_and_a_dead_holder_is_taken_over(tmp_path):
@@ -15,7 +18,9 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_dead_holder_is_taken
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(run)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(ConfigError, match=rf"in use by another run \(pid {holder.pid} on .*\): one writer per run folder"):
+        with pytest.raises(
+            ConfigError, match=rf"in use by another run \(pid {holder.pid} on .*\): one writer per run folder"
+        ):
             RunLock(run)
     finally:
         holder.kill()
