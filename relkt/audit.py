@@ -50,11 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def audit(args: argparse.Namespace) -> int:
     specs, pool = named_specs(args.encoder), load_pool(args)  # bad input fails before TensorFlow loads
-    from relkt.analysis.tokenizer_audit import (
-        audit_tokenizer,
-        max_length_of,
-        tokenizer_of,
-    )  # deferred: heavy (TensorFlow)
+    from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: TensorFlow
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
 
     texts_by_lang = {lang: [] for lang in pool.langs}

@@ -11,11 +11,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from relkt.cli_types import split_fractions
-from relkt.config import PoolSection, load_config
-from relkt.config.config_io import with_overrides
+from relkt.config import PoolSection, load_config, read_config_file
+from relkt.config.config_io import config_yaml, with_overrides
 from relkt.config.reference import help_text
 from relkt.config.sections import QA_FORMATS
 from relkt.data.english_answer_units import UNITS
@@ -138,8 +136,8 @@ def pool_settings(args: argparse.Namespace) -> PoolSection:
 
 def _run_data(path: str) -> dict[str, Any]:
     try:
-        data = (yaml.safe_load(Path(path).read_text()) or {}).get("data")
-    except (OSError, yaml.YAMLError) as e:
+        data = read_config_file(path).get("data")
+    except ConfigError as e:
         raise ConfigError(f"--config {path}: cannot read it ({e})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"--config {path}: no `data` section; pass a run folder's config.yaml")
@@ -205,12 +203,20 @@ def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, tr
     p.add_argument(
         "--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check (default: off)"
     )
+    p.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the resolved config (base chain, --set and --smoke applied; what the run folder stores) and exit",
+    )
     args = p.parse_args(argv)
 
     def body() -> int:
         # --smoke shrinks the run first; an explicit --set then wins over what it shrank.
         config = load_config(config_cls, args.config, ["smoke=true"] if args.smoke else [])
         config = with_overrides(config.apply_smoke(), args.set)
+        if args.print_config:
+            print(config_yaml(config), end="")
+            return 0
         print(final_line(stage, train_fn(config), Path(config.output_dir) / "best"))
         return 0
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
 from relkt.cli_types import positive_int, writable_file
+from relkt.config.config_io import read_config_file
 from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
 from relkt.data.parallel_corpus import pair_languages, read_pairs
@@ -170,7 +170,7 @@ def evaluate(args: argparse.Namespace) -> int:
 def best_export(config: str) -> str:
     """A run's best model as an encoder spec: `muse:RUN/best` for a muse run (read whole, as XX->EN articles need:
     the hub export keeps its 512-piece training length), else `hub:RUN/best`."""
-    run = yaml.safe_load(Path(config).read_text()) or {}
+    run = read_config_file(config)
 
     def section(name):
         return run.get(name) if isinstance(run.get(name), dict) else {}

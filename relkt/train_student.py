@@ -19,9 +19,8 @@ from relkt.config import StudentConfig
 
 def train_student(config: StudentConfig) -> dict[str, Any]:
     """Train with `config`; returns the run summary (relkt.stages.student_trainer.StudentTrainer)."""
-    from relkt.stages.student_trainer import (
-        StudentTrainer,
-    )  # deferred: heavy (TensorFlow), loaded once the flags are checked
+    # TensorFlow loads once the flags are checked
+    from relkt.stages.student_trainer import StudentTrainer  # deferred: heavy (TensorFlow)
 
     return StudentTrainer.train(config)
 

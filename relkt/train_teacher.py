@@ -17,9 +17,8 @@ from relkt.config import TeacherConfig
 
 def train_teacher(config: TeacherConfig) -> dict[str, Any]:
     """Train with `config`; returns the run summary (relkt.stages.teacher_trainer.TeacherTrainer)."""
-    from relkt.stages.teacher_trainer import (
-        TeacherTrainer,
-    )  # deferred: heavy (TensorFlow), loaded once the flags are checked
+    # TensorFlow loads once the flags are checked
+    from relkt.stages.teacher_trainer import TeacherTrainer  # deferred: heavy (TensorFlow)
 
     return TeacherTrainer.train(config)
 

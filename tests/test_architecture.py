@@ -107,3 +107,26 @@ def test_a_forbidden_import_is_caught(tmp_path):
     targets = [t for _, t in relkt_imports(tree)]
     assert targets == ["analysis", "io"]
     assert "analysis" not in rules()["encoders"] and "analysis" in rules()["coverage"]
+
+
+def test_test_modules_share_code_through_tests_helpers_only():
+    """A test module is not a library: what two of them share lives in tests/helpers/ (fixtures in conftest.py)."""
+    tests = Path(__file__).resolve().parent
+    offenders = []
+    for path in tests.rglob("*.py"):
+        if "helpers" in path.relative_to(tests).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            offenders += [
+                f"{path.relative_to(tests)}: {n}"
+                for n in names
+                if n.startswith("tests.") and not n.startswith("tests.helpers")
+            ]
+    assert not offenders, offenders

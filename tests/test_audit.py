@@ -5,8 +5,8 @@ import json
 from relkt import audit
 from relkt.encoders.export import export_encoder
 from relkt.encoders.vocab_extension import extend_vocabulary
-from tests.conftest import ARTICLES
-from tests.encoders.tiny_bert import tiny_bert
+from tests.helpers.data import ARTICLES
+from tests.helpers.tiny_bert import tiny_bert
 
 
 def test_audit_shows_extension_removing_unknown_pieces(tiny_data, tmp_path, capsys):

@@ -2,7 +2,7 @@ import json
 
 from relkt import coverage
 from relkt.encoders.export import export_encoder
-from tests.encoders.tiny_bert import tiny_bert
+from tests.helpers.tiny_bert import tiny_bert
 
 
 def test_report_has_every_section_figure_and_number(tiny_data, tmp_path):

@@ -59,7 +59,7 @@ def test_xx_en_units_score_the_test_split_against_every_english_unit(tiny_data, 
 
 def test_max_length_reaches_the_encoder_and_cut_units_are_counted(tiny_data, tmp_path, capsys, caplog):
     from relkt.encoders.export import export_encoder
-    from tests.encoders.tiny_muse import tiny_muse_encoder
+    from tests.helpers.tiny_muse import tiny_muse_encoder
 
     muse = export_encoder(tiny_muse_encoder(max_length=32), tmp_path / "muse")
     out = tmp_path / "r.json"
@@ -119,7 +119,7 @@ def test_corpus_dir_scores_the_held_out_slice_a_student_never_trained_on(tiny_da
     from relkt.data.parallel_corpus import read_parallel_tsv
     from relkt.encoders import build_encoder
     from relkt.metrics import CorpusBitextEvaluator
-    from tests.test_train_student import write_corpus
+    from tests.helpers.data import write_corpus
 
     write_corpus(tmp_path / "corpus", "de", 30)
     out = tmp_path / "r.json"

@@ -9,7 +9,7 @@ from relkt import interpolate
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.errors import EncoderError
-from tests.encoders.tiny_bert import tiny_bert
+from tests.helpers.tiny_bert import tiny_bert
 
 
 def test_interpolate_weights_by_hand_and_extended_rows_kept():
@@ -34,7 +34,7 @@ def test_choose_alpha_prefers_the_student_on_ties():
 
 
 def test_cli_scores_every_alpha_on_dev_and_exports_the_chosen_mix(synthetic_data, tmp_path, capsys):
-    from tests.conftest import SYNTH_WORDS
+    from tests.helpers.data import SYNTH_WORDS
 
     words = (*SYNTH_WORDS, "##en")  # the synthetic texts read as words, not [UNK]s
     teacher = export_encoder(tiny_bert(seed=0, extra_vocab=words), tmp_path / "teacher")
@@ -88,7 +88,7 @@ def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_score
     """WiSE-FT as its paper means it: a trained muse model mixed with the model it started from, alpha picked by the
     paper's unit (dev questions ranking every English article, read whole as relkt.evaluate reads them)."""
     from relkt import evaluate
-    from tests.encoders.tiny_muse import tiny_muse_encoder
+    from tests.helpers.tiny_muse import tiny_muse_encoder
 
     base = tiny_muse_encoder(seed=0, max_length=32)  # articles run past 32 pieces: only whole reading scores them right
     teacher = export_encoder(base, tmp_path / "base")

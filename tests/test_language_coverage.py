@@ -10,7 +10,7 @@ from relkt import language_coverage
 from relkt.analysis.significance import mcnemar
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
-from tests.encoders.tiny_bert import tiny_bert
+from tests.helpers.tiny_bert import tiny_bert
 
 WORDS = ["house", "tree", "river", "stone", "bread", "light", "water", "night", "horse", "cloud", "green", "sound"]
 

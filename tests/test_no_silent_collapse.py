@@ -14,7 +14,7 @@ from relkt import evaluate, train_teacher
 from relkt.cli import final_line
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
-from tests.test_train_teacher import tiny_config
+from tests.helpers.runs import tiny_config
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -242,7 +242,7 @@ def test_the_final_line_says_when_best_is_worse_than_the_starting_point(tmp_path
 
 
 def test_a_student_records_its_starting_point_without_eval_at_start(synthetic_data, tmp_path, capsys):
-    from tests.test_run_guards import finished_student
+    from tests.helpers.runs import finished_student
 
     finished_student(tmp_path, synthetic_data, **{"schedule.max_steps": 2, "eval.at_start": False})
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())

@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 
 from relkt import train_teacher
-from tests.test_train_teacher import tiny_config
+from tests.helpers.runs import finished_student, tiny_config
 
 
 def test_a_diverging_run_stops_with_an_error_and_never_exports_nan(synthetic_data, tmp_path, capsys):
@@ -27,7 +27,7 @@ def test_a_diverging_run_stops_with_an_error_and_never_exports_nan(synthetic_dat
 
 
 def test_resume_refuses_other_data_naming_the_file(synthetic_data, tmp_path, capsys):
-    from tests.conftest import make_synthetic_lareqa
+    from tests.helpers.data import make_synthetic_lareqa
 
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 3})
     assert train_teacher.main(["--config", str(cfg)]) == 0
@@ -75,7 +75,7 @@ def test_student_values_are_checked_when_the_config_loads(tmp_path):
 
 def test_a_student_language_without_data_is_named(synthetic_data, tmp_path, capsys):
     from relkt import train_student
-    from tests.test_train_student import student_config
+    from tests.helpers.runs import student_config
 
     teacher = tmp_path / "teacher"
     from relkt.encoders.export import export_encoder
@@ -96,20 +96,6 @@ def test_smoke_shrinks_but_an_explicit_set_wins(synthetic_data, tmp_path):
 
     config = with_overrides(load_config(TeacherConfig, None, ["smoke=true"]).apply_smoke(), ["triplet.batch_size=12"])
     assert config.smoke and config.triplet.batch_size == 12 and config.eval.every_steps <= 5
-
-
-def finished_student(tmp_path, data_dir, **changes):
-    """A tiny student run trained to its end on an ngram teacher exported to tmp_path/teacher: (config, teacher)."""
-    from relkt import train_student
-    from relkt.encoders.export import export_encoder
-    from relkt.encoders.ngram_encoder import NgramEncoder
-    from tests.test_train_student import student_config
-
-    teacher = tmp_path / "teacher"
-    export_encoder(NgramEncoder(dim=8, num_buckets=64), teacher)
-    cfg = student_config(tmp_path, data_dir, teacher, **changes)
-    assert train_student.main(["--config", str(cfg)]) == 0
-    return cfg, teacher
 
 
 def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another_teacher(

@@ -8,7 +8,7 @@ import yaml
 from relkt import evaluate, train_student
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
-from tests.conftest import SHARED_DATA
+from tests.helpers.data import SHARED_DATA
 
 pytestmark = pytest.mark.slow
 

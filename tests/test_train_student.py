@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 from relkt import train_student
 from relkt.config import StudentConfig, load_config
@@ -15,7 +14,8 @@ from relkt.config.config_io import with_overrides
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
 from relkt.errors import CheckpointError, ConfigError
-from tests.conftest import kill_mid_epoch, set_nested
+from tests.helpers.data import write_corpus
+from tests.helpers.runs import kill_mid_epoch, student_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,32 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def teacher_dir(tmp_path):
     """A 'teacher': an n-gram encoder exported in the hub-compatible format, as stage 1 leaves it."""
     return export_encoder(NgramEncoder(dim=16, num_buckets=512, seed=1), tmp_path / "teacher")
-
-
-def student_config(tmp_path, data_dir, teacher, **changes):
-    config = {
-        "output_dir": str(tmp_path / "run"),
-        "seed": 0,
-        "verbose": 0,
-        "teacher": {"spec": f"hub:{teacher}"},
-        "data": {"data_dir": str(data_dir), "student_langs": ["de"]},
-        "distill": {
-            "gamma": 10.0,
-            "beta": 1.0,
-            "lam": 1.0,
-            "omega": 0.1,
-            "batch_size": 4,
-            "epochs": 3,
-            "document": "parallel",
-        },
-        "eval": {"every_steps": 5, "primary_metric": "xx_en/de/P@1"},
-        "schedule": {"learning_rate": 0.01, "early_stop_patience": 0},
-    }
-    set_nested(config, changes)
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "student.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
 
 
 def test_student_learns_german_and_teacher_stays_bit_identical(synthetic_data, teacher_dir, tmp_path):
@@ -143,8 +117,8 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
     """A tiny BERT teacher that cannot read the synthetic Thai; the extended student gets its characters as
     new tokens, trains their rows, and its export tokenizes Thai without [UNK]; the teacher is untouched."""
     from relkt.encoders import build_encoder
-    from tests.conftest import make_synthetic_lareqa
-    from tests.encoders.tiny_bert import VOCAB, tiny_bert
+    from tests.helpers.data import make_synthetic_lareqa
+    from tests.helpers.tiny_bert import VOCAB, tiny_bert
 
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
     teacher = export_encoder(tiny_bert(), tmp_path / "teacher")
@@ -236,8 +210,8 @@ def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
     """The same extended student trained with new_rows_lr_multiplier 1 and 20: the new rows move about
     20 times as far (Adam's step is ~lr per step), the old rows about as far as before."""
     from relkt.training.row_scaled_adam import RowScaledAdam
-    from tests.conftest import make_synthetic_lareqa
-    from tests.encoders.tiny_bert import tiny_bert
+    from tests.helpers.data import make_synthetic_lareqa
+    from tests.helpers.tiny_bert import tiny_bert
 
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
     teacher = export_encoder(tiny_bert(), tmp_path / "teacher")
@@ -324,8 +298,8 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     new-rows learning-rate multiplier scales exactly those rows."""
     from relkt.encoders.muse_encoder import MuseEncoder
     from relkt.training.row_scaled_adam import RowScaledAdam
-    from tests.conftest import make_synthetic_lareqa
-    from tests.encoders.tiny_muse import tiny_muse_encoder
+    from tests.helpers.data import make_synthetic_lareqa
+    from tests.helpers.tiny_muse import tiny_muse_encoder
 
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
     base = tiny_muse_encoder()
@@ -363,12 +337,6 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     )
     with pytest.raises(ConfigError, match="student.extend_vocab .*not all Unicode script names"):
         train_student.StudentTrainer(load_config(StudentConfig, cfg))
-
-
-def write_corpus(folder, lang: str, n: int):
-    folder.mkdir(parents=True, exist_ok=True)
-    rows = "".join(f"tatoeba\tthe number {i} is here\tdie Zahl {i} ist hier\n" for i in range(n))
-    (folder / f"{lang}.tsv").write_text("source\ten\txx\n" + rows)
 
 
 def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthetic_data, teacher_dir, tmp_path):
@@ -425,8 +393,8 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
     teacher's, so English and German embed exactly as before, while Thai moves."""
     from relkt.encoders.muse_encoder import MuseEncoder
     from relkt.training.row_subset_adam import RowSubsetAdam
-    from tests.conftest import make_synthetic_lareqa
-    from tests.encoders.tiny_muse import tiny_muse_encoder
+    from tests.helpers.data import make_synthetic_lareqa
+    from tests.helpers.tiny_muse import tiny_muse_encoder
 
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "de", "th"))
     teacher = export_encoder(tiny_muse_encoder(), tmp_path / "teacher")
@@ -499,7 +467,7 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
 
 def test_language_rows_need_training_text_in_their_languages_and_a_trainable_table(synthetic_data, tmp_path):
     from relkt.errors import ConfigError
-    from tests.encoders.tiny_muse import tiny_muse_encoder
+    from tests.helpers.tiny_muse import tiny_muse_encoder
 
     teacher = export_encoder(tiny_muse_encoder(freeze_token_embedding=True), tmp_path / "teacher")
     cfg = student_config(

@@ -6,31 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 from relkt import train_teacher
-from tests.conftest import kill_mid_epoch, set_nested
+from tests.helpers.runs import kill_mid_epoch, tiny_config
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def tiny_config(tmp_path, data_dir, **changes):
-    config = {
-        "output_dir": str(tmp_path / "run"),
-        "seed": 0,
-        "verbose": 0,
-        "data": {"data_dir": str(data_dir), "train_langs": ["en"], "answer_langs": ["en"]},
-        "encoder": {"spec": "ngram", "options": {"dim": 16, "num_buckets": 512}},
-        "mining": {"bm25_epochs": 1, "online_epochs": 2, "bm25_top_end": 10, "hard": 1, "semi_hard": 1},
-        "triplet": {"margin": 0.3, "batch_size": 4},
-        "eval": {"every_steps": 5, "primary_metric": "lareqa/mAP"},
-        "schedule": {"learning_rate": 0.01, "lr_patience": 2, "early_stop_patience": 0},
-    }
-    set_nested(config, changes)
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
 
 
 def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path):

@@ -1,28 +1,19 @@
 """The recipes in trainers/ run end to end on tiny data."""
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
 import yaml
 
-from tests.test_train_student import student_config
-from tests.test_train_teacher import tiny_config
+from tests.helpers.runs import student_config, tiny_config, trainer_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "trainers" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_teacher_then_evaluate(synthetic_data, tmp_path):
     cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 1})
-    assert load("teacher_then_evaluate").main(["--config", str(cfg)]) == 0
+    assert trainer_script("teacher_then_evaluate").main(["--config", str(cfg)]) == 0
     results = json.loads((tmp_path / "run" / "test.json").read_text())
     assert results["setup"]["encoder"].endswith("run/best") and results["setup"]["split"] == "test"
 
@@ -33,7 +24,7 @@ def test_sweep_runs_each_ablation_and_tabulates(synthetic_data, tmp_path):
 
     teacher = export_encoder(NgramEncoder(dim=16, num_buckets=512, seed=1), tmp_path / "teacher")
     cfg = student_config(tmp_path, synthetic_data, teacher, **{"distill.epochs": 1})
-    assert load("sweep_student").main(["--config", str(cfg), "--grid", "distill.objective=q,q+d+dq"]) == 0
+    assert trainer_script("sweep_student").main(["--config", str(cfg), "--grid", "distill.objective=q,q+d+dq"]) == 0
     rows = json.loads((tmp_path / "run" / "sweep" / "sweep.json").read_text())
     assert [r["distill.objective"] for r in rows] == ["q", "q+d+dq"] and all(r["best"] is not None for r in rows)
     saved = yaml.safe_load((tmp_path / "run" / "sweep" / "objective=q" / "config.yaml").read_text())
@@ -73,7 +64,7 @@ def test_evaluate_writes_per_question_scores_that_compare_tests(tiny_data, tmp_p
         )
         assert np.isnan(z["bitext_hit1"][z["lang"] == "en"]).all()
     capsys.readouterr()
-    assert load("compare").main([str(out), str(out)]) == 0
+    assert trainer_script("compare").main([str(out), str(out)]) == 0
     printed = capsys.readouterr().out
     assert "| all (XX->EN: non-English) | +0.00 |" in printed
     # Same file twice: no discordant question, for XX->EN and for translation retrieval (English has no bitext row).
@@ -112,7 +103,7 @@ def test_compare_pairs_questions_by_id_and_counts_discordant_pairs(tmp_path, cap
             xx_en_hit1=hit[order],
             bitext_hit1=bitext[order].astype(float),
         )
-    assert load("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    assert trainer_script("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
     printed = capsys.readouterr().out
     # 25 discordant pairs: chi2 = (|5 - 20| - 1)^2 / 25 = 7.84, p = 0.0051.
     # mAP (AP = hit here): +15/30 = +50 points for de.
@@ -149,13 +140,13 @@ def test_compare_tests_the_xx_en_unit_it_is_asked_for(tmp_path, capsys):
             xx_en_article_hit1=hit.astype(float),
         )
     paths = [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
-    assert load("compare").main(paths) == 0
+    assert trainer_script("compare").main(paths) == 0
     printed = capsys.readouterr().out  # mAP a, b | XX->EN P@1 a, b
     assert (
         "| de | 50.00 | 50.00 | 100.00 | 100.00 |" in printed
         and "| de | +0.00 | [+0.00, +0.00] | 0 / 0 | 1.000 |" in printed
     )
-    assert load("compare").main(paths + ["--xx-en-unit", "article"]) == 0
+    assert trainer_script("compare").main(paths + ["--xx-en-unit", "article"]) == 0
     printed = capsys.readouterr().out
     assert "| a XX->EN article P@1 |" in printed and "| de | 50.00 | 50.00 | 50.00 | 50.00 |" in printed
     assert "XX->EN (article) P@1 McNemar" in printed and "| de | +0.00 | [+0.00, +0.00] | 5 / 20 | 0.005* |" in printed
@@ -165,7 +156,7 @@ def test_compare_without_per_question_scores_still_prints_the_table(tmp_path, ca
     results = {"lareqa": {"mAP": 0.5, "per_language": {"en": {"mAP": 0.5}}}, "xx_en": {"en": {"P@1": 0.5}}}
     for name in ("a", "b"):
         (tmp_path / f"{name}.json").write_text(json.dumps(results))
-    assert load("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    assert trainer_script("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
     printed = capsys.readouterr().out
     assert "| en | 50.00 | 50.00 |" in printed and "no per-question scores beside" in printed
 
@@ -176,7 +167,7 @@ def test_cross_encode_pairs_question_and_candidate_encoders(synthetic_data, tmp_
     from relkt.encoders.ngram_encoder import NgramEncoder
     from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 
-    module = load("cross_encode")
+    module = trainer_script("cross_encode")
     pool = LareqaPool.load(str(synthetic_data), split="all").subset(question_langs=["de", "en"], candidate_langs=["en"])
     teacher, student = NgramEncoder(dim=16, num_buckets=512, seed=1), NgramEncoder(dim=16, num_buckets=64, seed=2)
     result = module.cross_encode(teacher, student, pool)
@@ -221,9 +212,9 @@ def test_cross_encode_pairs_question_and_candidate_encoders(synthetic_data, tmp_
 
 def test_compare_names_a_missing_or_malformed_results_file(tmp_path, capsys):
     (tmp_path / "bad.json").write_text("{not json")
-    assert load("compare").main([str(tmp_path / "missing.json")]) == 2
+    assert trainer_script("compare").main([str(tmp_path / "missing.json")]) == 2
     assert "missing.json: no such results file" in capsys.readouterr().err
-    assert load("compare").main([str(tmp_path / "bad.json")]) == 2
+    assert trainer_script("compare").main([str(tmp_path / "bad.json")]) == 2
     assert "bad.json: not a results JSON" in capsys.readouterr().err
 
 
@@ -232,11 +223,11 @@ def test_compare_writes_its_tables_as_markdown_beside_the_results(tmp_path, caps
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "test.json").write_text(json.dumps(results))
-    assert load("compare").main([str(tmp_path / "a" / "test.json"), str(tmp_path / "b" / "test.json")]) == 0
+    assert trainer_script("compare").main([str(tmp_path / "a" / "test.json"), str(tmp_path / "b" / "test.json")]) == 0
     written = (tmp_path / "comparison.md").read_text()  # the folder holding both results
     assert written.startswith("# a vs b\n") and "| en | 50.00 | 50.00 |" in written
     assert f"wrote {tmp_path / 'comparison.md'}" in capsys.readouterr().out
-    assert load("compare").main([str(tmp_path / "a" / "test.json"), "--output", str(tmp_path / "x.md")]) == 0
+    assert trainer_script("compare").main([str(tmp_path / "a" / "test.json"), "--output", str(tmp_path / "x.md")]) == 0
     assert (tmp_path / "x.md").read_text().startswith("# a\n")
 
 
@@ -262,11 +253,11 @@ def test_check_expected_passes_inside_the_ranges_and_names_what_falls_outside(tm
         "--student",
         str(paths["student"]),
     ]
-    assert load("check_expected").main(argv) == 0
+    assert trainer_script("check_expected").main(argv) == 0
     assert "3 of 3 checks inside" in capsys.readouterr().out
     # The teacher's Greek P@1 no longer below the student's, nor the mAP chain: both named, exit 1.
     paths["teacher"].write_text(json.dumps(results(0.02, 0.2)))
-    assert load("check_expected").main(argv) == 1
+    assert trainer_script("check_expected").main(argv) == 1
     out = capsys.readouterr().out
     assert "OUT   lareqa/el/mAP: zero-shot 3.00 < teacher 2.00 < student 7.00" in out
     assert "OUT   xx_en/el/P@1: teacher 20.00 < student 12.00" in out and "2 outside" in out
@@ -285,7 +276,7 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
     )
     out = tmp_path / "cv"
     argv = ["--folds", "2", "--teacher-config", str(teacher), "--student-config", str(student), "--output", str(out)]
-    crossval = load("crossval")
+    crossval = trainer_script("crossval")
     assert crossval.main(argv + ["--only-folds", "0"]) == 0
     assert (
         "pooled tables once all 2 folds are scored" in capsys.readouterr().out and not (out / "student.json").exists()
@@ -347,7 +338,7 @@ def test_compare_english_gap_sets_each_language_beside_its_english_originals(tmp
         xx_en_hit1=np.ones(60),
         xx_en_article_hit1=article,
     )
-    compare = load("compare")
+    compare = trainer_script("compare")
     assert compare.main([str(tmp_path / "t.json"), "--english-gap", "--xx-en-unit", "article"]) == 0
     printed = capsys.readouterr().out
     assert "t: XX->EN (article) P@1 of each language beside its questions' English originals" in printed

@@ -30,6 +30,7 @@ import yaml
 from relkt import evaluate
 from relkt.analysis import mcnemar
 from relkt.config import StudentConfig, TeacherConfig, load_config
+from relkt.errors import ConfigError
 from relkt.io import atomic_write_json, atomic_write_npz, atomic_write_text
 
 MODELS = ("zero_shot", "teacher", "student")
@@ -37,18 +38,24 @@ MODELS = ("zero_shot", "teacher", "student")
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python trainers/crossval.py", description=__doc__.split("\n")[0])
-    p.add_argument("--folds", type=int, default=5, help="number of article folds (default: 5)")
+    p.add_argument(
+        "--setup",
+        default=None,
+        help="a crossval setup of configs/setups.yaml: its folds and configs (python trainers/setups.py --list)",
+    )
+    p.add_argument("--folds", type=int, default=None, help="number of article folds (default: the setup's, else 5)")
     p.add_argument(
         "--only-folds",
         default=None,
         help="comma-separated folds to run now, e.g. 0,1 (default: all); the "
         "pooled tables are written once every fold is scored",
     )
-    p.add_argument("--teacher-config", required=True, help="stage-1 YAML (its encoder.spec is the zero-shot base)")
+    p.add_argument(
+        "--teacher-config", help="stage-1 YAML (its encoder.spec is the zero-shot base; default: the setup's)"
+    )
     p.add_argument(
         "--student-config",
-        required=True,
-        help="stage-2 YAML; its teacher and student specs are pointed at each fold's teacher",
+        help="stage-2 YAML; its teacher and student specs are pointed at each fold's teacher (default: the setup's)",
     )
     p.add_argument("--output", required=True, help="folder of the fold runs and the pooled results")
     p.add_argument(
@@ -67,7 +74,26 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "whole articles for muse, the encoder's own limit for BERT)",
     )
     p.add_argument("--eval-langs", default=None, help="question/candidate languages scored (default: all)")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.setup:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from setups import SETUPS_FILE, get_setup  # deferred: the sibling script, on the path just above
+
+        try:
+            setup = get_setup(args.setup)
+        except ConfigError as e:
+            p.error(str(e))
+        if setup.recipe != "crossval":
+            p.error(
+                f"--setup {args.setup}: a {setup.recipe} setup, not crossval (bash trainers/reproduce.sh {args.setup})"
+            )
+        args.folds = args.folds or setup.folds
+        args.teacher_config = args.teacher_config or str(SETUPS_FILE.parent / setup.teacher)
+        args.student_config = args.student_config or str(SETUPS_FILE.parent / setup.student)
+    if not (args.teacher_config and args.student_config):
+        p.error("name --setup, or both --teacher-config and --student-config")
+    args.folds = args.folds or 5
+    return args
 
 
 def rebuild_spec(base_spec: str, export: Path) -> str:

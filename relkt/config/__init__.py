@@ -1,6 +1,15 @@
 """Typed, validated YAML configs for the trainers."""
 
-from relkt.config.config_io import apply_overrides, from_dict, load_config, save_config, to_dict
+from relkt.config.config_io import (
+    apply_overrides,
+    config_yaml,
+    from_dict,
+    load_config,
+    merge_config,
+    read_config_file,
+    save_config,
+    to_dict,
+)
 from relkt.config.sections import (
     DataSection,
     DistributeSection,
@@ -34,8 +43,11 @@ __all__ = [
     "TripletSection",
     "VocabExtensionSection",
     "apply_overrides",
+    "config_yaml",
     "from_dict",
     "load_config",
+    "merge_config",
+    "read_config_file",
     "save_config",
     "to_dict",
 ]

@@ -114,17 +114,49 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     return data
 
 
+BASE_KEY = "base"  # `base: other.yaml` (relative to the file naming it): start from that config, change what follows
+
+
+def read_config_file(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict:
+    """The mapping a YAML config resolves to: its `base` chain read first, then this file's keys merged over it.
+
+    Sections merge key by key; a list or a value replaces the base's. A cycle or a missing base is an error naming
+    the file that names it."""
+    path = Path(path)
+    if path.resolve() in _seen:
+        chain = " -> ".join(str(p) for p in (*_seen, path.resolve()))
+        raise ConfigError(f"{path}: base: cycle ({chain})")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        where = f" (named as base by {_seen[-1]})" if _seen else ""
+        raise ConfigError(f"{path}: config file not found{where}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: malformed YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of config keys, got {type(data).__name__}")
+    base = data.pop(BASE_KEY, None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or not base:
+        raise ConfigError(f"{path}: base: expected a YAML file name relative to this file, got {base!r}")
+    return merge_config(read_config_file(path.parent / base, (*_seen, path.resolve())), data)
+
+
+def merge_config(base: dict, changes: dict) -> dict:
+    """`base` with `changes` merged over it: mappings key by key, anything else replaced (a new dict)."""
+    out = dict(base)
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_config(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
 def load_config(cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
-    """Defaults of `cls`, then the YAML file, then `--set` overrides; validated."""
-    data: dict = {}
-    if path:
-        path = Path(path)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except FileNotFoundError:
-            raise ConfigError(f"{path}: config file not found") from None
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: malformed YAML: {e}") from None
+    """Defaults of `cls`, then the YAML file (its `base` chain first), then `--set` overrides; validated."""
+    data = read_config_file(path) if path else {}
     try:
         config = from_dict(cls, data)
     except ConfigError as e:
@@ -145,5 +177,10 @@ def to_dict(config: Any) -> dict:
     return dataclasses.asdict(config)
 
 
+def config_yaml(config: Any) -> str:
+    """The resolved config as YAML: every key, defaults and `base` chain filled in (what a run folder stores)."""
+    return yaml.safe_dump(to_dict(config), sort_keys=False, allow_unicode=True)
+
+
 def save_config(config: Any, path: str | Path) -> Path:
-    return atomic_write_text(path, yaml.safe_dump(to_dict(config), sort_keys=False, allow_unicode=True))
+    return atomic_write_text(path, config_yaml(config))

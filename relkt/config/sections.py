@@ -154,6 +154,5 @@ class DistributeSection:
     strategy: Literal["default", "mirrored", "multi_worker", "tpu"] = "default"  # tf.distribute strategy
     devices: list[str] = field(default_factory=list)  # mirrored: [] = every local GPU (or the CPU)
     tpu_address: str = ""  # tpu: the TPUClusterResolver address ("" = the local/default TPU)
-    mixed_precision: Literal["none", "bfloat16", "float16"] = (
-        "none"  # Keras mixed policy (embeddings, losses stay float32)
-    )
+    # Keras mixed policy (embeddings, losses stay float32)
+    mixed_precision: Literal["none", "bfloat16", "float16"] = "none"

@@ -124,7 +124,7 @@ def test_paired_bootstrap():
 
 
 def test_tokenizer_audit_counts_unknown_pieces():
-    from tests.encoders.tiny_bert import tiny_bert
+    from tests.helpers.tiny_bert import tiny_bert
 
     tok = tiny_bert().tokenizer
     # "the cat" -> 2 known pieces; "zzz cat" -> [UNK] cat; "猫" -> [UNK] (CJK split, not in vocab).

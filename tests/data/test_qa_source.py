@@ -11,7 +11,7 @@ from relkt.data.jsonl_reader import read_jsonl_file
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.qa_source import FORMATS, QaSource
 from relkt.errors import DataError
-from tests.conftest import squad_json
+from tests.helpers.data import squad_json
 
 # The README's five-line example: q1 and q2 are asked in English and German, q3 in English only.
 RECORDS = [

@@ -4,7 +4,7 @@ import pytest
 
 from relkt.data.squad_reader import read_squad_file
 from relkt.errors import DataError
-from tests.conftest import squad_json
+from tests.helpers.data import squad_json
 
 
 def write(tmp_path, obj, name="en.json"):

@@ -8,7 +8,7 @@ from relkt.config.sections import PoolSection
 from relkt.config.student_config import StudentDataSection
 from relkt.data.selection import load_split, student_pool
 from relkt.errors import ConfigError, DataError
-from tests.conftest import ARTICLES, squad_json
+from tests.helpers.data import ARTICLES, squad_json
 
 
 def english_only(tmp_path, name, articles):

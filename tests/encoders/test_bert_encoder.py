@@ -4,7 +4,7 @@ import pytest
 from relkt.encoders import build_encoder, minilm_path
 from relkt.encoders.bert_encoder import BertEncoder
 from relkt.errors import EncoderError
-from tests.encoders.tiny_bert import VOCAB, tiny_bert
+from tests.helpers.tiny_bert import VOCAB, tiny_bert
 
 
 def test_preprocess_adds_cls_sep_strips_accents_and_trims_padding():

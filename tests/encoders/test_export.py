@@ -8,8 +8,8 @@ import tensorflow as tf
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.encoders.ngram_encoder import NgramEncoder
-from tests.encoders.tiny_bert import tiny_bert
-from tests.encoders.tiny_muse import make_tiny_muse, tiny_muse_encoder
+from tests.helpers.tiny_bert import tiny_bert
+from tests.helpers.tiny_muse import make_tiny_muse, tiny_muse_encoder
 
 TEXTS = ["the cat sleeps at night", "where does the river flow ?", "katze", "猫 睡觉"]
 README = Path(__file__).resolve().parents[2] / "README.md"

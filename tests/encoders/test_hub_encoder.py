@@ -6,7 +6,7 @@ from relkt.encoders import build_encoder
 from relkt.encoders.hub_encoder import HubEncoder
 from relkt.errors import EncoderError
 from relkt.losses import TripletLoss
-from tests.encoders.tiny_muse import make_tiny_muse
+from tests.helpers.tiny_muse import make_tiny_muse
 
 ANCHORS = ["cat sleep night", "dog hunt day", "แมว นอน กลางคืน", "猫 睡觉 夜晚"]
 POSITIVES = ["katze schlafen nacht", "hund jagen tag", "cat sleep night", "katze schlafen nacht"]

@@ -3,7 +3,7 @@ import pytest
 
 from relkt.encoders.language_rows import language_rows, row_counts
 from relkt.errors import ConfigError
-from tests.encoders.tiny_muse import WORDS, tiny_muse_encoder
+from tests.helpers.tiny_muse import WORDS, tiny_muse_encoder
 
 
 def test_rows_the_new_language_reads_and_the_others_rarely_do():

@@ -10,7 +10,7 @@ from relkt.encoders.export import export_encoder, read_metadata
 from relkt.encoders.muse_encoder import MuseEncoder
 from relkt.encoders.sentence_encoder import reading_whole
 from relkt.errors import EncoderError
-from tests.encoders.tiny_muse import tiny_muse_encoder
+from tests.helpers.tiny_muse import tiny_muse_encoder
 
 TEXTS = ["cat dog river", "แมว สุนัข แม่น้ำ ขนมปัง นอน", "猫 狗", "katze hund fluss brot schlafen jagen nacht tag lang", ""]
 

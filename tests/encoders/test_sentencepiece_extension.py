@@ -6,7 +6,7 @@ from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder
 from relkt.encoders.sentencepiece_extension import extend_sentencepiece_vocabulary, missing_characters
 from relkt.errors import ConfigError
-from tests.encoders.tiny_muse import tiny_muse_encoder, training_lines
+from tests.helpers.tiny_muse import tiny_muse_encoder, training_lines
 
 # Greek: no character of it is in the tiny model (trained on en/de/th/zh words), so each word is one <unk> run.
 GREEK = ["γάτα σκύλος ποτάμι ψωμί", "πού είναι η γάτα", "ο σκύλος κοιμάται τη νύχτα", "γάτα γάτα σκύλος"] * 5

@@ -11,7 +11,7 @@ from relkt.encoders.registry import extend_encoder_vocabulary
 from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer, script_pattern
 from relkt.encoders.vocab_extension import extend_vocabulary, learn_script_pieces, missing_pieces
 from relkt.errors import ConfigError
-from tests.encoders.tiny_bert import VOCAB, tiny_bert
+from tests.helpers.tiny_bert import VOCAB, tiny_bert
 
 ENGLISH = ["the cat sleeps at night", "the river flows into the sea."]  # all in the tiny vocabulary
 THAI = ["แมวนอนตอนกลางคืนที่บ้าน", "แม่น้ำไหลไปที่ไหน"]  # spaceless: one whitespace "word" each

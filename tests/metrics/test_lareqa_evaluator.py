@@ -3,16 +3,7 @@ import pytest
 
 from relkt.data import LareqaPool
 from relkt.metrics import LareqaEvaluator, RetrievalEvaluator
-
-
-class LookupEncoder:
-    """A fake encoder: each text maps to a fixed vector chosen by hand."""
-
-    def __init__(self, table):
-        self.table = table
-
-    def encode(self, texts, batch_size=64, progress=False):
-        return np.array([self.table[t] for t in texts], np.float32)
+from tests.helpers.fakes import LookupEncoder
 
 
 def test_retrieval_evaluator_flat_metrics_by_hand():

@@ -6,7 +6,7 @@ from relkt.data import LareqaPool
 from relkt.encoders import build_encoder, minilm_path
 from relkt.errors import EncoderError
 from relkt.metrics import LareqaEvaluator
-from tests.metrics.test_ranking import paper_reference
+from tests.helpers.fakes import paper_reference
 
 
 @pytest.mark.slow

@@ -3,7 +3,7 @@ import pytest
 from relkt.data.english_answer_units import EnglishAnswerUnits
 from relkt.data.records import Question
 from relkt.metrics import XxEnUnitEvaluator
-from tests.metrics.test_lareqa_evaluator import LookupEncoder
+from tests.helpers.fakes import LookupEncoder
 
 
 def test_unit_metrics_by_hand():

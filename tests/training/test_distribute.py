@@ -15,9 +15,8 @@ import pytest
 
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
-from tests.encoders.tiny_muse import make_tiny_muse
-from tests.test_train_student import student_config
-from tests.test_train_teacher import tiny_config
+from tests.helpers.runs import student_config, tiny_config
+from tests.helpers.tiny_muse import make_tiny_muse
 
 ROOT = Path(__file__).resolve().parents[2]
 MIRRORED = {"distribute.strategy": "mirrored", "distribute.devices": ["/cpu:0", "/cpu:1"]}

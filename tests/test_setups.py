@@ -1,0 +1,78 @@
+"""configs/setups.yaml is the one list of setups: reproduce.sh and crossval.py read it, and bad entries are named."""
+
+import subprocess
+
+import pytest
+
+from relkt.errors import ConfigError
+from tests.helpers.runs import ROOT, trainer_script
+
+
+@pytest.fixture
+def setups():
+    return trainer_script("setups")
+
+
+def test_every_shipped_setup_loads_and_names_existing_configs(setups):
+    found = setups.load_setups()
+    assert {"quickstart", "quickstart_muse", "xquad_muse", "xquad_muse_cpu", "paper_muse", "new_languages"} <= set(
+        found
+    )
+    assert found["xquad_muse"].recipe == "crossval" and found["xquad_muse"].folds == 5
+    for setup in found.values():
+        for config in setup.configs():
+            assert (ROOT / "configs" / config).is_file(), (setup.name, config)
+
+
+def test_reproduce_lists_the_setups_from_the_file():
+    out = subprocess.run(
+        ["bash", "trainers/reproduce.sh", "--list"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert "xquad_muse_guarded" in out and "crossval 5" in out and "configs: paper_muse_teacher.yaml" in out
+    bad = subprocess.run(["bash", "trainers/reproduce.sh", "nope"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown setup 'nope'" in bad.stderr
+
+
+def test_shell_resolves_each_configs_base_chain(setups, tmp_path):
+    # The student's run folder and teacher come from its base; reproduce.sh never reads YAML itself.
+    (tmp_path / "t.yaml").write_text("# t\noutput_dir: runs/x/teacher\n")
+    (tmp_path / "root_student.yaml").write_text(
+        "output_dir: runs/x/student\nteacher: {spec: 'muse:runs/x/teacher/best'}\n"
+    )
+    (tmp_path / "s2_student.yaml").write_text("base: root_student.yaml\ndistill: {epochs: 4}\n")
+    (tmp_path / "setups.yaml").write_text(
+        "mine: {about: a test, recipe: pipeline, teacher: t.yaml, student: s2_student.yaml, zero_shot: muse,\n"
+        "  more_students: [root_student.yaml]}\n"
+    )
+    text = setups.shell(setups.get_setup("mine", tmp_path / "setups.yaml"), tmp_path)
+    values = dict(line.split("=", 1) for line in text.splitlines())
+    assert values["student_out"] == "runs/x/student" and values["teacher_kind"] == "muse"
+    assert values["teacher_out"] == "runs/x/teacher" and values["more_outs"] == "(runs/x/student)"
+    assert values["recipe"] == "pipeline" and values["interpolate"] == "no"
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ("{about: x, recipe: pipeline, teacher: t.yaml, student: s.yaml, epochs: 3}", "unknown key(s) epochs"),
+        ("{about: x, recipe: magic}", "recipe 'magic' is not valid; valid: pipeline, crossval, script"),
+        ("{about: x, recipe: crossval, teacher: t.yaml, student: t.yaml}", "a crossval setup needs folds"),
+        ("{about: x, recipe: pipeline, teacher: t.yaml, student: gone.yaml}", "config gone.yaml not found"),
+    ],
+)
+def test_a_bad_setup_is_named_with_its_file_and_field(setups, tmp_path, entry, message):
+    (tmp_path / "t.yaml").write_text("output_dir: runs/t\n")
+    (tmp_path / "setups.yaml").write_text(f"bad: {entry}\n")
+    with pytest.raises(
+        ConfigError, match=r"setups.yaml: setup bad: .*" + message.replace("(", r"\(").replace(")", r"\)")
+    ):
+        setups.load_setups(tmp_path / "setups.yaml")
+
+
+def test_crossval_takes_its_folds_and_configs_from_a_setup():
+    crossval = trainer_script("crossval")
+    args = crossval.parse_args(["--setup", "xquad_muse_guarded", "--output", "out"])
+    assert args.folds == 5 and args.teacher_config.endswith("configs/xquad_muse_article_teacher.yaml")
+    assert args.student_config.endswith("configs/xquad_muse_guarded_student.yaml")
+    with pytest.raises(SystemExit):
+        crossval.parse_args(["--setup", "quickstart", "--output", "out"])  # a pipeline setup
