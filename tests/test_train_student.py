@@ -266,9 +266,9 @@ def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, tea
     assert loss.contrast == 1.0 and loss.temperature == 0.1 and loss.negatives == negatives
     if negatives == "bank":  # every distinct teacher target: 42 German examples of 42 questions and their answers
         n_q, n_d = len(set(trainer.examples.q_source)), len(set(trainer.examples.d_teacher))
-        assert tuple(loss.question_bank.shape) == (n_q, 16) and tuple(loss.document_bank.shape) == (n_d, 16)
+        assert tuple(loss.banks["q_en"].shape) == (n_q, 16) and tuple(loss.banks["d"].shape) == (n_d, 16)
     else:
-        assert loss.question_bank is None
+        assert loss.banks is None
     summary = trainer.run()
     history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert {"train/q_rank", "train/d_rank", "train/dq_rank"} <= set(history[0])

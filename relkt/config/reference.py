@@ -70,7 +70,10 @@ def config_keys(config: object, prefix: str = "") -> list[tuple[str, str, str, s
         if dataclasses.is_dataclass(value):
             rows += config_keys(value, key + ".")
             continue
-        rows.append((key, type_name(hints[f.name]), _show(value), comments.get(f.name, "")))
+        meaning = comments.get(f.name, "")
+        if f.metadata.get("grows_on_resume"):
+            meaning += " (may grow when a finished run is run again: it trains on)"
+        rows.append((key, type_name(hints[f.name]), _show(value), meaning))
     return rows
 
 
@@ -102,6 +105,9 @@ def reference_markdown() -> str:
         "",
         "Generated from the config dataclasses (`python -m relkt.config.reference > docs/config.md`; a test checks it",
         "is current). Every key can be set in the YAML file or with `--set KEY=VALUE` (dotted, values parsed as YAML).",
+        "A config may start from another, `base: other.yaml` (relative to it), and hold only what it changes:",
+        "sections merge key by key, a list or a value replaces the base's. `--print-config` prints the resolved",
+        "config, which is what a run folder stores.",
         "",
     ]
     for title, cls, command in (

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from relkt.errors import ConfigError
+
+# Field metadata of a count that may grow when a finished run is run again: training it further is the same run, as
+# if it had been started with the larger count (epoch e's data order depends only on (seed, e)). It may not shrink.
+# relkt.training.run_folder reads it through `growable_keys`.
+GROWS_ON_RESUME = {"grows_on_resume": True}
 
 # The QA formats relkt.data.readers reads (config imports no data code; a test checks the two agree).
 QA_FORMATS = ("auto", "squad", "mlqa", "jsonl")
@@ -156,3 +163,14 @@ class DistributeSection:
     tpu_address: str = ""  # tpu: the TPUClusterResolver address ("" = the local/default TPU)
     # Keras mixed policy (embeddings, losses stay float32)
     mixed_precision: Literal["none", "bfloat16", "float16"] = "none"
+
+
+def growable_keys(cls: type, prefix: str = "") -> set[str]:
+    """The dotted keys of config class `cls` whose fields carry GROWS_ON_RESUME (e.g. distill.epochs)."""
+    keys, hints = set(), typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("grows_on_resume"):
+            keys.add(prefix + f.name)
+        if dataclasses.is_dataclass(hints[f.name]):
+            keys |= growable_keys(hints[f.name], f"{prefix}{f.name}.")
+    return keys

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from relkt.config.sections import DistributeSection, EncoderSection, EvalSection, PoolSection, ScheduleSection
+from relkt.config.sections import (
+    GROWS_ON_RESUME,
+    DistributeSection,
+    EncoderSection,
+    EvalSection,
+    PoolSection,
+    ScheduleSection,
+)
 from relkt.errors import ConfigError
 
 
@@ -51,21 +59,31 @@ class DistillSection:
     lam: float = 1.0  # lambda, weight of ||T(d) - S(d)||^2
     omega: float = 0.01  # weight of ||T(d) - S(q_x)||^2
     distance: Literal["squared_l2", "cosine"] = "squared_l2"  # of each term: squared L2 (the paper) or 1 - cos
-    objective: Literal["q", "q+d", "q+d+dq"] = "q+d+dq"  # which terms are on (the paper's Table 6 variants)
+    # which loss terms train: '+'-joined names of relkt.losses.loss_terms (q, q+d, q+d+dq: the paper's Table 6)
+    objective: str = "q+d+dq"
+    # weights of loss terms beyond the paper's three, by the weight key their table entry names (e.g. {keep_en: 1})
+    weights: dict[str, float] = field(default_factory=dict)
     document: Literal["en", "parallel"] = "en"  # which answer the student sees (see relkt.data.parallel)
     contrast: float = 0.0  # not in the paper: + contrast * in-batch InfoNCE on each term (DistillationLoss)
     temperature: float = 0.05  # of that InfoNCE
     negatives: Literal["batch", "bank"] = "batch"  # its candidates: the batch's targets, or every training target
     batch_size: int = 16  # parallel examples per step (global, across replicas)
-    epochs: int = 10  # passes over the parallel examples (may grow on a finished run)
+    epochs: int = field(default=10, metadata=GROWS_ON_RESUME)  # passes over the parallel examples
 
     def validate(self) -> None:
         """Bad values fail when the config loads, with the valid range (not as a loss error after data loading)."""
-        for name in ("gamma", "beta", "lam", "omega", "contrast"):
-            value = getattr(self, name)
+        for key, value in self.weights.items():
+            try:
+                self.weights[key] = float(value)  # YAML reads 1e-5 as a string
+            except (TypeError, ValueError):
+                raise ConfigError(f"distill.weights.{key}: expected a number, got {value!r}") from None
+        named = {name: getattr(self, name) for name in ("gamma", "beta", "lam", "omega", "contrast")}
+        for name, value in {**named, **{f"weights.{k}": v for k, v in self.weights.items()}}.items():
             if not (value >= 0 and value != float("inf")):
                 raise ConfigError(f"distill.{name} must be a finite number >= 0, got {value}")
-        if self.gamma == 0 or self.beta + self.lam + self.omega + self.contrast == 0:
+        if not re.fullmatch(r"\w+(\+\w+)*", self.objective):
+            raise ConfigError(f"distill.objective: '+'-joined loss-term names (e.g. q+d+dq), got {self.objective!r}")
+        if self.gamma == 0 or self.beta + self.lam + self.omega + self.contrast + sum(self.weights.values()) == 0:
             raise ConfigError(
                 f"distill: gamma ({self.gamma}) and at least one of beta, lam, omega, contrast must be > 0: "
                 "the loss would be 0 and nothing would train"

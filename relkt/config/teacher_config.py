@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from relkt.config.sections import DataSection, DistributeSection, EncoderSection, EvalSection, ScheduleSection
+from relkt.config.sections import (
+    GROWS_ON_RESUME,
+    DataSection,
+    DistributeSection,
+    EncoderSection,
+    EvalSection,
+    ScheduleSection,
+)
 from relkt.errors import ConfigError
 
 
@@ -14,7 +21,8 @@ class MiningSection:
     """Negatives: BM25 for the first epochs, then online hard/semi-hard mining with the current model."""
 
     bm25_epochs: int = 3  # first epochs, with BM25 negatives
-    online_epochs: int = 5  # then epochs with negatives mined by the current model
+    # then epochs with negatives mined by the current model (more BM25 epochs would re-label trained ones)
+    online_epochs: int = field(default=5, metadata=GROWS_ON_RESUME)
     bm25_k1: float = 1.5  # BM25 term-frequency saturation
     bm25_b: float = 0.75  # BM25 length normalization
     bm25_top_start: int = 0  # negatives are drawn from BM25 ranks [top_start, top_end) minus gold answers

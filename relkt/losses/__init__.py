@@ -1,29 +1,20 @@
-"""Losses: the teacher's triplet loss and (stage 2) the distillation loss."""
+"""Losses: the teacher's triplet loss and (stage 2) the distillation loss over its named terms."""
 
 from relkt.losses.distances import DISTANCES, row_distance
-from relkt.losses.distillation_loss import (
-    DOCUMENT,
-    OBJECTIVES,
-    QUESTION,
-    DistillationLoss,
-    distillation_components,
-    distillation_loss,
-    distillation_terms,
-    stack_columns,
-)
+from relkt.losses.distillation_loss import DistillationLoss, distillation_components, distillation_loss
+from relkt.losses.loss_terms import STUDENT_INPUTS, TEACHER_TARGETS, TERMS, LossTerm
 from relkt.losses.triplet_loss import TripletLoss, triplet_loss
 
 __all__ = [
     "DISTANCES",
-    "DOCUMENT",
+    "STUDENT_INPUTS",
+    "TEACHER_TARGETS",
+    "TERMS",
     "DistillationLoss",
-    "OBJECTIVES",
-    "QUESTION",
+    "LossTerm",
     "TripletLoss",
     "distillation_components",
     "distillation_loss",
-    "distillation_terms",
     "row_distance",
-    "stack_columns",
     "triplet_loss",
 ]

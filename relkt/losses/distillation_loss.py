@@ -1,93 +1,62 @@
-"""The CL-ReLKT student's cross-lingual distillation loss (Sec. 3.2, Eq. 2), and the stage-2 contract.
+"""The CL-ReLKT student's cross-lingual distillation loss (Sec. 3.2, Eq. 2), summed over the named terms of
+relkt.losses.loss_terms (q, d, dq: which student input, which teacher target, which weight).
 
-The contract, named here once: the student model outputs, and the cached teacher targets hold, two columns
-of a (batch, 2, dim) tensor:
-
-| column | `y_pred` (the student, trained) | `y_true` (the teacher, frozen, cached) |
-|---|---|---|
-| 0 (`QUESTION`) | S(q_x): the question in the student's language | T(q_en): the same question in the teacher's language |
-| 1 (`DOCUMENT`) | S(d): the answer document the student reads | T(d): the answer document the teacher read |
-
-`stack_columns` builds either tensor from its two columns (the student's `PairModel`, the trainer's targets).
-A row whose T(d) is all zeros has no answer document (a pair of general parallel text, `data.corpus_dir`): its
-document terms (d, dq and their ranking terms) are 0, so it teaches the question side only.
+A row whose T(d) is all zeros has no answer document (a pair of general parallel text, `data.corpus_dir`): every
+term that reads the document (d, dq and their ranking terms) is 0 there, so it teaches the question side only.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping, Sequence
+
 import keras
 
 from relkt.losses.distances import check_distance, infonce, row_distance
+from relkt.losses.loss_terms import DOCUMENT, TERMS, LossTerm, objective_terms, student_inputs, teacher_targets
 
 NEGATIVES = ("batch", "bank")
-
-OBJECTIVES = {"q": (1, 0, 0), "q+d": (1, 1, 0), "q+d+dq": (1, 1, 1)}  # which of (beta, lambda, omega) are on
-
-QUESTION, DOCUMENT = 0, 1  # the columns of y_true = [T(q_en), T(d)] and y_pred = [S(q_x), S(d)]
-
-
-def stack_columns(question, document, ops=keras.ops):
-    """(batch, 2, dim) from the question column (S(q_x) or T(q_en)) and the document column (S(d) or T(d)).
-    `ops=numpy` stacks numpy arrays (the cached teacher targets)."""
-    return ops.stack([question, document], axis=1)
-
-
-def distillation_terms(teacher_q, student_q, teacher_d, student_d, distance: str = "squared_l2"):
-    """The three per-example terms before weighting:
-    q = d(T(q_en), S(q_x)),  d = d(T(d), S(d)),  dq = d(T(d), S(q_x)), each of shape (batch,)."""
-    return (
-        row_distance(teacher_q, student_q, distance),
-        row_distance(teacher_d, student_d, distance),
-        row_distance(teacher_d, student_q, distance),
-    )
-
-
-def contrastive_terms(
-    teacher_q, student_q, teacher_d, student_d, temperature: float = 0.05, question_bank=None, document_bank=None
-):
-    """The three terms as ranking losses (`infonce`), each of shape (batch,): S(q_x) must pick T(q_en)
-    among the question targets, S(d) its T(d) and S(q_x) its T(d) among the document targets. The
-    candidates are the batch's own targets, or every target of the training set (`*_bank`, (K, dim))."""
-    q_keys = teacher_q if question_bank is None else question_bank
-    d_keys = teacher_d if document_bank is None else document_bank
-    return (
-        infonce(student_q, teacher_q, q_keys, temperature),
-        infonce(student_d, teacher_d, d_keys, temperature),
-        infonce(student_q, teacher_d, d_keys, temperature),
-    )
+PAPER_WEIGHTS = ("beta", "lam", "omega")  # the weights Eq. 2 names; other terms' weights live in `weights`
 
 
 def distillation_components(
-    teacher_q,
-    student_q,
-    teacher_d,
-    student_d,
+    targets: Mapping[str, object],
+    outputs: Mapping[str, object],
+    weights: Mapping[str, float],
+    terms: Sequence[LossTerm] = TERMS,
     gamma: float = 1000.0,
-    beta: float = 0.001,
-    lam: float = 1.0,
-    omega: float = 0.01,
     distance: str = "squared_l2",
     contrast: float = 0.0,
     temperature: float = 0.05,
-    question_bank=None,
-    document_bank=None,
+    banks: Mapping[str, object] | None = None,
 ):
-    """`(loss, measurements)`: the per-example loss of `distillation_loss` and its unweighted terms, each of shape
-    (batch,), for logging: `q`, `d`, `dq` (the distances), and with `contrast` > 0 `q_rank`, `d_rank`, `dq_rank`
-    (the ranking terms). Computed once: the loss is made of them. A row with T(d) = 0 (no document) has its
-    document terms set to 0."""
-    has_document = keras.ops.cast(keras.ops.any(keras.ops.not_equal(teacher_d, 0), axis=-1), "float32")
-    q, d, dq = distillation_terms(teacher_q, student_q, teacher_d, student_d, distance)
-    d, dq = d * has_document, dq * has_document
-    measurements = {"q": q, "d": d, "dq": dq}
-    if contrast:
-        cq, cd, cdq = contrastive_terms(
-            teacher_q, student_q, teacher_d, student_d, temperature, question_bank, document_bank
-        )
-        cd, cdq = cd * has_document, cdq * has_document
-        measurements.update(q_rank=cq, d_rank=cd, dq_rank=cdq)
-        q, d, dq = q + contrast * cq, d + contrast * cd, dq + contrast * cdq
-    return gamma * (beta * q + lam * d + omega * dq), measurements
+    """`(loss, measurements)`: per example, gamma * sum over `terms` of weight * (d(T, S) + contrast * rank(S, T)),
+    and every term unweighted, each of shape (batch,), for logging (`q`, `d`, `dq`, and with `contrast` > 0
+    `q_rank` ...). Computed once: the loss is made of them.
+
+    `targets` / `outputs`: the teacher's targets and the student's outputs by name ((batch, dim) each);
+    `weights`: by term name (a term without one is measured, not trained); rank = InfoNCE of S against T among
+    the batch's targets of that column, or the whole column of `banks`."""
+    has_document = None
+    if DOCUMENT in targets:
+        has_document = keras.ops.cast(keras.ops.any(keras.ops.not_equal(targets[DOCUMENT], 0), axis=-1), "float32")
+    loss, measurements = None, {}
+    for term in terms:
+        target, output = targets[term.teacher], outputs[term.student]
+        value = row_distance(target, output, distance)
+        if term.reads_document:
+            value = value * has_document
+        measurements[term.name] = value
+        if contrast:
+            keys = target if banks is None else banks[term.teacher]
+            rank = infonce(output, target, keys, temperature)
+            if term.reads_document:
+                rank = rank * has_document
+            measurements[f"{term.name}_rank"] = rank
+            value = value + contrast * rank
+        weighted = weights.get(term.name, 0.0) * value
+        loss = weighted if loss is None else loss + weighted
+    return gamma * loss, measurements
 
 
 def distillation_loss(
@@ -109,42 +78,41 @@ def distillation_loss(
 
     Squared L2 is summed over the embedding axis; the batch mean taken by the `Loss` reduction
     gives the paper's gamma / |M| * sum over the batch. `distance="cosine"` uses 1 - cos instead.
-    `contrast` > 0 (not in the paper) adds to each term `contrast` times its in-batch ranking loss
-    (`contrastive_terms`): regressing onto the targets alone lets a student that cannot yet read a
-    language shrink its embeddings towards the targets' mean, which lowers the distance and loses
-    the differences between questions; the ranking loss keeps them apart. With `question_bank` and
-    `document_bank` (every teacher target of the training set) the ranking is against all of them.
+    `contrast` > 0 (not in the paper) adds to each term `contrast` times its in-batch ranking loss:
+    regressing onto the targets alone lets a student that cannot yet read a language shrink its embeddings
+    towards the targets' mean, which lowers the distance and loses the differences between questions; the
+    ranking loss keeps them apart. With `question_bank` and `document_bank` (every teacher target of the
+    training set) the ranking is against all of them.
     """
+    banks = None if question_bank is None else {"q_en": question_bank, DOCUMENT: document_bank}
     return distillation_components(
-        teacher_q,
-        student_q,
-        teacher_d,
-        student_d,
+        {"q_en": teacher_q, DOCUMENT: teacher_d},
+        {"q": student_q, DOCUMENT: student_d},
+        {"q": beta, "d": lam, "dq": omega},
+        TERMS,
         gamma,
-        beta,
-        lam,
-        omega,
         distance,
         contrast,
         temperature,
-        question_bank,
-        document_bank,
+        banks,
     )[0]
 
 
 @keras.saving.register_keras_serializable(package="relkt")
 class DistillationLoss(keras.losses.Loss):
-    """CL-ReLKT Eq. 2 on stacked embeddings.
+    """CL-ReLKT Eq. 2 on stacked embeddings, one column a name of the term table.
 
-    | input | shape | holds |
-    |---|---|---|
-    | `y_true` | (batch, 2, dim) | teacher targets [T(q_en), T(d)] (precomputed: the teacher is frozen) |
-    | `y_pred` | (batch, 2, dim) | student outputs [S(q_x), S(d)] |
+    | input    | shape                  | holds (columns in `self.teacher_targets` / `self.student_inputs` order) |
+    |----------|------------------------|--------------------------------------------------------------------------|
+    | `y_true` | (batch, targets, dim)  | the frozen teacher's targets (cached): [T(q_en), T(d)] for the table      |
+    | `y_pred` | (batch, inputs, dim)   | the student's outputs: [S(q_x), S(d)] for the table                       |
 
     `components(y_true, y_pred)` returns the per-example loss and its terms for logging (`call` returns the loss).
     L_i = gamma * (beta d(T(q_en), S(q_x)) + lambda d(T(d), S(d)) + omega d(T(d), S(q_x))), with
     d = squared L2 (sum over the embedding axis) or 1 - cos; the batch mean is the reduction.
-    `objective` ("q", "q+d", "q+d+dq": the paper's Table 6 variants) switches terms off.
+    `objective` ("q", "q+d", "q+d+dq": the paper's Table 6 variants; any '+'-joined names of `terms`) says which
+    terms train; the others are still measured. `terms` (default: the table, relkt.losses.loss_terms.TERMS) may add
+    terms; an added term's weight is `weights[its weight key]`.
     `contrast` (default 0: the paper's loss) adds contrast * InfoNCE(temperature) over the batch to
     each term: d(T, S) + contrast * (-log softmax_j(cos(S_i, T_j) / temperature)_i), j over the batch's
     targets (`negatives="batch"`) or over every target of the training set (`"bank"`: the trainer hands them
@@ -162,12 +130,12 @@ class DistillationLoss(keras.losses.Loss):
         contrast: float = 0.0,
         temperature: float = 0.05,
         negatives: str = "batch",
+        weights: Mapping[str, float] | None = None,
+        terms: Sequence[LossTerm | dict] | None = None,
         name: str = "distillation_loss",
         **kwargs,
     ):
         super().__init__(name=name, **kwargs)
-        if objective not in OBJECTIVES:
-            raise ValueError(f"unknown objective {objective!r}; valid: {', '.join(OBJECTIVES)}")
         if contrast < 0 or temperature <= 0:
             raise ValueError(
                 f"contrast must be >= 0 and temperature > 0, got contrast={contrast}, temperature={temperature}"
@@ -177,40 +145,49 @@ class DistillationLoss(keras.losses.Loss):
         self.contrast, self.temperature, self.negatives = float(contrast), float(temperature), negatives
         self.gamma, self.beta, self.lam, self.omega = float(gamma), float(beta), float(lam), float(omega)
         self.distance, self.objective = check_distance(distance), objective
-        self.question_bank = self.document_bank = None
+        self.weights = {k: float(v) for k, v in (weights or {}).items()}
+        self.terms = tuple(LossTerm(**t) if isinstance(t, dict) else t for t in (TERMS if terms is None else terms))
+        self.on = objective_terms(objective, self.terms)
+        self.student_inputs, self.teacher_targets = student_inputs(self.terms), teacher_targets(self.terms)
+        self.term_weights = {t.name: self._weight(t) if t.name in self.on else 0.0 for t in self.terms}
+        self.banks = None
 
-    def set_banks(self, question_targets, document_targets) -> None:
-        """Every teacher target of the training set, (K, dim) each: the ranking terms' candidates."""
-        self.question_bank = keras.ops.convert_to_tensor(question_targets, "float32")
-        self.document_bank = keras.ops.convert_to_tensor(document_targets, "float32")
+    def _weight(self, term: LossTerm) -> float:
+        if term.weight in PAPER_WEIGHTS:
+            return getattr(self, term.weight)
+        if term.weight not in self.weights:
+            raise ValueError(
+                f"loss term {term.name} is on (distill.objective {self.objective!r}) but distill.weights has no "
+                f"{term.weight!r} (its weight); set distill.weights.{term.weight}"
+            )
+        return self.weights[term.weight]
 
-    def weights_in_use(self) -> tuple[float, float, float]:
-        on = OBJECTIVES[self.objective]
-        return self.beta * on[0], self.lam * on[1], self.omega * on[2]
+    def measurement_names(self) -> list[str]:
+        """What `components` measures, in order: every term, then its ranking term with `contrast`."""
+        names = [t.name for t in self.terms]
+        return names + ([f"{n}_rank" for n in names] if self.contrast else [])
+
+    def set_banks(self, banks: Mapping[str, object]) -> None:
+        """Every teacher target of the training set by target name ((K, dim) each): the ranking terms' candidates."""
+        missing = sorted(set(self.teacher_targets) - set(banks))
+        if missing:
+            raise ValueError(f"set_banks: no bank for {', '.join(missing)}")
+        self.banks = {k: keras.ops.convert_to_tensor(v, "float32") for k, v in banks.items()}
 
     def components(self, y_true, y_pred):
         """`(per-example loss, {term: per-example value})`: see `distillation_components`."""
-        beta, lam, omega = self.weights_in_use()
-        banks = (None, None)
-        if self.contrast and self.negatives == "bank":
-            if self.question_bank is None:
-                raise ValueError(
-                    "DistillationLoss(negatives='bank') needs set_banks(question_targets, document_targets) first"
-                )
-            banks = (self.question_bank, self.document_bank)
+        if self.contrast and self.negatives == "bank" and self.banks is None:
+            raise ValueError("DistillationLoss(negatives='bank') needs set_banks({target: every target}) first")
         return distillation_components(
-            y_true[:, QUESTION],
-            y_pred[:, QUESTION],
-            y_true[:, DOCUMENT],
-            y_pred[:, DOCUMENT],
+            {name: y_true[:, i] for i, name in enumerate(self.teacher_targets)},
+            {name: y_pred[:, i] for i, name in enumerate(self.student_inputs)},
+            self.term_weights,
+            self.terms,
             self.gamma,
-            beta,
-            lam,
-            omega,
             self.distance,
             self.contrast,
             self.temperature,
-            *banks,
+            self.banks if self.negatives == "bank" else None,
         )
 
     def call(self, y_true, y_pred):
@@ -228,4 +205,6 @@ class DistillationLoss(keras.losses.Loss):
             "contrast": self.contrast,
             "temperature": self.temperature,
             "negatives": self.negatives,
+            "weights": dict(self.weights),
+            "terms": [dataclasses.asdict(t) for t in self.terms],
         }

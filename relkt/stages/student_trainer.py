@@ -12,6 +12,7 @@ command resumes an interrupted run.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import keras
@@ -25,7 +26,7 @@ from relkt.encoders.language_rows import language_rows
 from relkt.encoders.projected_encoder import ProjectedEncoder
 from relkt.encoders.registry import extend_encoder_vocabulary, token_table
 from relkt.errors import ConfigError
-from relkt.losses import DistillationLoss, stack_columns
+from relkt.losses import STUDENT_INPUTS, TEACHER_TARGETS, TERMS, DistillationLoss, LossTerm
 from relkt.metrics import CorpusBitextEvaluator
 from relkt.training.distributed_loop import fit
 from relkt.training.pair_model import PairModel
@@ -43,8 +44,10 @@ class StudentTrainer(Stage):
 
     config_class, name = StudentConfig, "student"
 
-    def __init__(self, config: StudentConfig):
+    def __init__(self, config: StudentConfig, terms: Sequence[LossTerm] = TERMS):
+        """`terms`: the stage-2 loss-term table (relkt.losses.loss_terms); `distill.objective` says which train."""
         self.config = c = config
+        self.loss = self._loss(terms)  # before any data loads: an unknown term or a missing weight fails at once
         out = Path(c.output_dir)
         out.mkdir(parents=True, exist_ok=True)
         self.strategy, self.chief = start_run(c)
@@ -58,8 +61,8 @@ class StudentTrainer(Stage):
         self.teacher_digest = weights_digest(self.teacher)
         with self.strategy.scope():  # the student, its optimizer and metrics live under the strategy
             self.student = self._student()
-            self.model = PairModel(self.student)
-            self.model.compile(optimizer=self._optimizer(), loss=DistillationLoss(**self._loss_settings()))
+            self.model = PairModel(self.student, self.loss.student_inputs)
+            self.model.compile(optimizer=self._optimizer(), loss=self.loss)
         self.optimizer = self.model.optimizer
         self.target_table, self.target_rows = self._targets(out / "teacher_targets.npz")
         corpus_metric = CorpusBitextEvaluator(self.corpus_dev, c.eval.batch_size) if self.corpus_dev else None
@@ -190,37 +193,43 @@ class StudentTrainer(Stage):
             return keras.optimizers.Adam(lr)
         return RowScaledAdam(lr, row_scales={token_table(self.student).path: (self.vocab_extension.first_id, mult)})
 
-    def _loss_settings(self) -> dict:
+    def _loss(self, terms: Sequence[LossTerm]) -> DistillationLoss:
         d = self.config.distill
-        return dict(
-            gamma=d.gamma,
-            beta=d.beta,
-            lam=d.lam,
-            omega=d.omega,
-            distance=d.distance,
-            objective=d.objective,
-            contrast=d.contrast,
-            temperature=d.temperature,
-            negatives=d.negatives,
-        )
+        try:
+            return DistillationLoss(
+                gamma=d.gamma,
+                beta=d.beta,
+                lam=d.lam,
+                omega=d.omega,
+                distance=d.distance,
+                objective=d.objective,
+                contrast=d.contrast,
+                temperature=d.temperature,
+                negatives=d.negatives,
+                weights=d.weights,
+                terms=terms,
+            )
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
 
     def _targets(self, cache: Path) -> tuple[np.ndarray, np.ndarray]:
-        """The teacher targets [T(q_en), T(d)] (the stage-2 contract) as a table of every distinct text's target, from
-        one cached encoding, plus a zero row (a corpus pair's T(d): no document), and each example's two rows in it,
-        (examples, 2) int32. The training data gathers its batches' targets from the table, so memory holds one
-        target a distinct text, not two copies an example (10 languages share their English question's and document's
-        targets). With ranking against a bank, every target is also the loss's candidates."""
+        """The teacher targets the loss reads (its `teacher_targets`: [T(q_en), T(d)] for the paper's terms) as a
+        table of every distinct text's target, from one cached encoding, plus a zero row (an absent text: a corpus
+        pair's T(d)), and each example's row in it per target, (examples, targets) int32. The training data gathers
+        its batches' targets from the table, so memory holds one target a distinct text, not one an example and
+        target (10 languages share their English question's and document's targets). With ranking against a bank,
+        each target's rows are also the loss's candidates."""
         ex, d = self.examples, self.config.distill
-        uniq = sorted(set(ex.q_source) | (set(ex.d_teacher) - {""}))
+        columns = {name: getattr(ex, TEACHER_TARGETS[name]) for name in self.loss.teacher_targets}
+        uniq = sorted(set().union(*columns.values()) - {""})
         targets = teacher_targets(self.teacher, uniq, cache, self.config.eval.batch_size)
-        row = {t: i for i, t in enumerate(uniq)}
-        q_rows = np.array([row[t] for t in ex.q_source], np.int32)
-        no_document = len(uniq)
-        d_rows = np.array([row[t] if has else no_document for t, has in zip(ex.d_teacher, ex.has_document())], np.int32)
+        absent = len(uniq)
+        row = {t: i for i, t in enumerate(uniq)} | {"": absent}
+        rows = np.array([[row[t] for t in texts] for texts in columns.values()], np.int32).T.reshape(len(ex), -1)
         if d.contrast and d.negatives == "bank":  # rank against every training target, not just the batch's
-            self.model.loss.set_banks(targets[np.unique(q_rows)], targets[np.unique(d_rows[d_rows != no_document])])
+            self.loss.set_banks({name: targets[np.setdiff1d(rows[:, i], [absent])] for i, name in enumerate(columns)})
         table = np.concatenate([targets, np.zeros((1, targets.shape[1]), targets.dtype)]).astype(np.float32)
-        return table, stack_columns(q_rows, d_rows, ops=np)
+        return table, rows
 
     def example_targets(self) -> np.ndarray:
         """(examples, 2, dim): every example's targets, gathered (for inspection; training gathers per batch)."""
@@ -236,7 +245,8 @@ class StudentTrainer(Stage):
         c, bs = self.config, self.config.distill.batch_size
         order = np.random.default_rng([c.seed, epoch]).permutation(len(self.examples))[step * bs :]
         if len(order):
-            texts = {"q": [self.examples.q_target[i] for i in order], "d": [self.examples.d_student[i] for i in order]}
+            fields = {name: getattr(self.examples, STUDENT_INPUTS[name]) for name in self.loss.student_inputs}
+            texts = {name: [field[i] for i in order] for name, field in fields.items()}
             ds = text_dataset(texts, self.target_rows[order], self.student, bs, target_table=self.target_table)
             fit(self.model, self.strategy, ds, self.callback, c.verbose)
 

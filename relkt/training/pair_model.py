@@ -1,34 +1,41 @@
-"""Wraps the student so Keras `fit` trains it on (q_x, d) batches against cached teacher targets."""
+"""Wraps the student so Keras `fit` trains it on batches of its named inputs against cached teacher targets."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import keras
 import tensorflow as tf
 
 from relkt.encoders.sentence_encoder import SentenceEncoder
-from relkt.losses.distillation_loss import DistillationLoss, stack_columns
+from relkt.losses.distillation_loss import DistillationLoss
+from relkt.losses.loss_terms import TERMS, student_inputs
 
 
 class PairModel(keras.Model):
-    """Input: {"q": features of q_x, "d": features of d}. Output: (batch, 2, dim) = [S(q_x), S(d)], the
-    stage-2 contract of `relkt.losses.distillation_loss`, whose `y_true` holds the teacher's [T(q_en), T(d)].
+    """Input: {input name: features}, one entry per student input of the loss-term table (relkt.losses.loss_terms:
+    "q" for q_x, "d" for d). Output: (batch, inputs, dim), the student's embedding of each, in `columns` order:
+    [S(q_x), S(d)] for the paper's terms; the compiled `DistillationLoss` reads its columns by the same names.
 
     Compiled with a `DistillationLoss`, it logs the loss's own terms (`q`, `d`, `dq`, and the `*_rank` terms
     with `contrast`) as the loss computes them (`DistillationLoss.components`): nothing is computed twice.
     """
 
-    def __init__(self, student: SentenceEncoder, **kwargs):
+    def __init__(self, student: SentenceEncoder, columns: Sequence[str] | None = None, **kwargs):
         super().__init__(**kwargs)
         self.student = student
+        self.columns = list(student_inputs(TERMS) if columns is None else columns)
         self.measurements: dict[str, keras.metrics.Mean] = {}
 
     def call(self, inputs, training=False):
-        return stack_columns(self.student(inputs["q"], training=training), self.student(inputs["d"], training=training))
+        return keras.ops.stack([self.student(inputs[name], training=training) for name in self.columns], axis=1)
 
     def compile(self, optimizer, loss: DistillationLoss, **kwargs):
+        if loss.student_inputs != self.columns:
+            raise ValueError(f"the loss reads student inputs {loss.student_inputs}; this model gives {self.columns}")
         super().compile(optimizer=optimizer, loss=loss, **kwargs)
-        names = ["q", "d", "dq"] + (["q_rank", "d_rank", "dq_rank"] if loss.contrast else [])
-        self.measurements = {name: keras.metrics.Mean(name=name) for name in names}  # Keras tracks them in `metrics`
+        # Keras tracks them in `metrics`
+        self.measurements = {name: keras.metrics.Mean(name=name) for name in loss.measurement_names()}
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         per_example, parts = self.loss.components(y, y_pred)

@@ -16,6 +16,7 @@ import keras
 import yaml
 
 from relkt.config import save_config, to_dict
+from relkt.config.sections import growable_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.errors import ConfigError, WriteError
 from relkt.io import atomic_write_json, os_reason, write_errors
@@ -26,10 +27,6 @@ IGNORED_ON_RESUME = {"verbose", "output_dir"}
 # Settings naming a model whose weights `fingerprints.json` records: another path to the same weights (a moved or
 # copied teacher) resumes, provided the kind before ':' is the same; other weights are refused by the fingerprints.
 CHECKED_BY_FINGERPRINT = {"teacher.spec"}
-# Epoch counts may grow on resume: training a finished run further (the same run, as if it had been
-# started with the larger count: the data order of epoch e depends only on (seed, e)). They may not shrink.
-# (A teacher grows its online epochs only: more BM25 epochs would re-label epochs already trained.)
-GROWABLE_ON_RESUME = {"distill.epochs", "mining.online_epochs"}
 
 
 def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
@@ -48,10 +45,10 @@ def _same_kind(before: Any, now: Any) -> bool:
     return isinstance(before, str) and isinstance(now, str) and before.partition(":")[0] == now.partition(":")[0]
 
 
-def _changed_on_resume(key: str, before: Any, now: Any) -> bool:
+def _changed_on_resume(key: str, before: Any, now: Any, growable: set[str]) -> bool:
     if key in IGNORED_ON_RESUME or before == now:
         return False
-    if key in GROWABLE_ON_RESUME and _grows(before, now):
+    if key in growable and _grows(before, now):  # counts marked GROWS_ON_RESUME on the config classes
         return False
     return not (key in CHECKED_BY_FINGERPRINT and _same_kind(before, now))
 
@@ -68,7 +65,8 @@ def prepare_output_dir(config: Any) -> Path:
         before = _flatten(yaml.safe_load(saved.read_text()) or {})
         now = _flatten(to_dict(config))
         # Keys the saved run lacks are options added by a later relkt: not a change of settings.
-        changed = sorted(k for k in before if _changed_on_resume(k, before.get(k), now.get(k)))
+        growable = growable_keys(type(config))
+        changed = sorted(k for k in before if _changed_on_resume(k, before.get(k), now.get(k), growable))
         if changed:
             raise ConfigError(
                 f"{out} holds a run with other settings ({', '.join(changed[:6])}); re-run with the same "

@@ -75,8 +75,10 @@ def test_config_round_trip(cls, kwargs):
 def test_invalid_options_list_valid_ones():
     with pytest.raises(ValueError, match="valid: cosine, squared_l2"):
         TripletLoss(distance="l1")
-    with pytest.raises(ValueError, match="valid: q, q\\+d, q\\+d\\+dq"):
-        DistillationLoss(objective="d")
+    with pytest.raises(ValueError, match="unknown: qq; valid: q, d, dq"):
+        DistillationLoss(objective="q+qq")
+    with pytest.raises(ValueError, match="distinct loss terms"):
+        DistillationLoss(objective="q+q")
 
 
 def test_in_batch_infonce_by_hand_and_duplicates_masked():
@@ -95,15 +97,15 @@ def test_in_batch_infonce_by_hand_and_duplicates_masked():
 
 
 def test_contrast_adds_ranking_term_to_each_distance():
-    from relkt.losses.distillation_loss import contrastive_terms
-
     # Orthogonal teacher targets, student = teacher: every distance is 0, each ranking term is
     # log(1 + e^(-1/0.5)) at temperature 0.5; contrast 2, gamma 1, beta = lambda = omega = 1:
     # per example 2 * (3 * log(1 + e^-2)) = 0.7616.
     t = np.eye(2, dtype=np.float32)
     per = np.log1p(np.exp(-2.0))
-    for term in contrastive_terms(t, t, t, t, temperature=0.5):
-        np.testing.assert_allclose(term, [per, per], rtol=1e-5)
+    y = np.stack([t, t], axis=1)
+    parts = DistillationLoss(contrast=2.0, temperature=0.5).components(y, y)[1]
+    for name in ("q_rank", "d_rank", "dq_rank"):
+        np.testing.assert_allclose(parts[name], [per, per], rtol=1e-5)
     got = distillation_loss(t, t, t, t, gamma=1, beta=1, lam=1, omega=1, contrast=2.0, temperature=0.5)
     np.testing.assert_allclose(got, [6 * per] * 2, rtol=1e-5)
     # contrast = 0 is the paper's loss: exactly 0 here.
@@ -124,23 +126,20 @@ def test_bank_negatives_rank_against_every_target():
     loss = DistillationLoss(gamma=1, beta=1, lam=0, omega=0, contrast=1.0, temperature=1.0, negatives="bank")
     with pytest.raises(ValueError, match="needs set_banks"):
         loss(y, y)
-    loss.set_banks(bank, bank)
+    loss.set_banks({"q_en": bank, "d": bank})
     assert float(loss(y, y)) == pytest.approx(np.log1p(np.exp(-1)), rel=1e-5)
     with pytest.raises(ValueError, match="valid: batch, bank"):
         DistillationLoss(negatives="all")
 
 
 def test_components_are_the_terms_the_loss_is_made_of():
-    """The stage-2 contract's columns, and the measurements the loss returns for logging (computed once).
+    """The columns the term table names, and the measurements the loss returns for logging (computed once).
     Rows: T(q_en) = (1, 0), S(q_x) = (0, 1), T(d) = (1, 0), S(d) = (1, 0): q = ||(1,-1)||^2 = 2, d = 0,
     dq = ||T(d) - S(q_x)||^2 = 2; loss = gamma (beta 2 + lam 0 + omega 2) = 10 (1 * 2 + 0 + 0.5 * 2) = 30."""
-    from relkt.losses import DOCUMENT, QUESTION, stack_columns
-
     tq, sq, td, sd = (np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), np.array([[1.0, 0.0]]), np.array([[1.0, 0.0]]))
-    y_true, y_pred = stack_columns(tq, td, ops=np), stack_columns(sq, sd, ops=np)
-    np.testing.assert_array_equal(y_true[:, QUESTION], tq)
-    np.testing.assert_array_equal(y_pred[:, DOCUMENT], sd)
     loss = DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5)
+    assert loss.teacher_targets == ["q_en", "d"] and loss.student_inputs == ["q", "d"]
+    y_true, y_pred = np.stack([tq, td], axis=1), np.stack([sq, sd], axis=1)
     per_example, parts = loss.components(y_true.astype("float32"), y_pred.astype("float32"))
     np.testing.assert_allclose(per_example, [30.0])
     assert set(parts) == {"q", "d", "dq"}
@@ -154,17 +153,15 @@ def test_a_row_without_a_document_contributes_its_question_term_only():
     """Row 0 is a QA triple, row 1 a corpus pair (T(d) = 0): its d and dq terms are 0, whatever S(d) is.
     Row 1: q = ||(0.6,0.8) - (0,1)||^2 = 0.36 + 0.04 = 0.4 -> loss = gamma * beta * 0.4 = 0.4; row 0:
     q = 2, d = 0, dq = ||(1,0) - (0,1)||^2 = 2 -> 2 + 0 + 0.5 * 2 = 3."""
-    from relkt.losses import stack_columns
-
     t_q = np.array([[1.0, 0.0], [0.6, 0.8]], "float32")
     s_q = np.array([[0.0, 1.0], [0.0, 1.0]], "float32")
     t_d = np.array([[1.0, 0.0], [0.0, 0.0]], "float32")
     s_d = np.array([[1.0, 0.0], [0.0, 1.0]], "float32")
     loss = DistillationLoss(gamma=1, beta=1, lam=1, omega=0.5, contrast=1.0, temperature=1.0)
-    per_example, parts = loss.components(stack_columns(t_q, t_d, ops=np), stack_columns(s_q, s_d, ops=np))
+    per_example, parts = loss.components(np.stack([t_q, t_d], 1), np.stack([s_q, s_d], 1))
     assert float(parts["d"][1]) == 0 and float(parts["dq"][1]) == 0
     assert float(parts["d_rank"][1]) == 0 and float(parts["dq_rank"][1]) == 0 and float(parts["q_rank"][1]) > 0
     plain = DistillationLoss(gamma=1, beta=1, lam=1, omega=0.5)
     np.testing.assert_allclose(
-        plain.components(stack_columns(t_q, t_d, ops=np), stack_columns(s_q, s_d, ops=np))[0], [3.0, 0.4], rtol=1e-6
+        plain.components(np.stack([t_q, t_d], 1), np.stack([s_q, s_d], 1))[0], [3.0, 0.4], rtol=1e-6
     )
