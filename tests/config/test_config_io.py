@@ -120,6 +120,9 @@ def test_print_config_prints_the_resolved_config_without_training(tmp_path, caps
         ("student.extend_vocab.min_count=0", "student.extend_vocab.min_count must be >= 1, got 0"),
         ("student.extend_vocab.init=zeros", "valid: random, mean, unk, compose"),
         ("student.extend_vocab.piece_scripts=[Greek]", "keeps learned pieces: set student.extend_vocab.pieces > 0"),
+        ("distill.weights={keep_en: abc}", "distill.weights.keep_en: expected a number, got 'abc'"),
+        ("distill.weights={keep_en: -1}", "distill.weights.keep_en must be a finite number >= 0, got -1.0"),
+        ("distill.objective=q+", "distill.objective: '\\+'-joined loss-term names"),
     ],
 )
 def test_invalid_student_vocabulary_options_fail_at_once(override, message):
@@ -135,3 +138,13 @@ def test_the_configs_xx_en_units_are_the_data_packages():
     from relkt.data.english_answer_units import UNITS
 
     assert XX_EN_UNITS == UNITS
+
+
+def test_a_run_folder_config_saved_before_loss_term_weights_still_loads(tmp_path):
+    # What a run folder held before `distill.weights` existed: every key of its day, no `base`.
+    saved = to_dict(StudentConfig())
+    del saved["distill"]["weights"]
+    saved["distill"]["objective"] = "q+d"
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(saved))
+    c = load_config(StudentConfig, tmp_path / "config.yaml")
+    assert c.distill.objective == "q+d" and c.distill.weights == {}
