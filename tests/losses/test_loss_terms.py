@@ -69,3 +69,11 @@ def test_the_trainer_trains_a_step_with_a_term_the_test_added(synthetic_data, tm
     by_hand = d.gamma * (d.beta * parts["q"] + d.lam * parts["d"] + d.omega * parts["dq"] + 2.0 * parts["keep_en"])
     np.testing.assert_allclose(per_example, by_hand, rtol=1e-5)
     assert float(np.max(parts["keep_en"])) > 0  # the student moved off the teacher's English
+
+
+def test_the_modules_table_is_the_table_the_code_reads():
+    from relkt.losses import loss_terms
+
+    rows = [line.split("|")[1:5] for line in loss_terms.__doc__.splitlines() if line.startswith("| ")][1:]
+    documented = [(name.strip(), s.split(":")[0].strip(), t.split(":")[0].strip(), w.strip()) for name, s, t, w in rows]
+    assert documented == [(t.name, t.student, t.teacher, t.weight) for t in TERMS]
