@@ -1,6 +1,6 @@
 """One optimizer step on an mUSE-sized token table (128,187 x 512) whose batch reads a few hundred rows: Adam over the
-whole table, RowScaledAdam (vocabulary extension's new-rows rate), and RowSubsetAdam (student.language_rows), side by
-side in one run.
+whole table, SparseAdam dense and lazy (with vocabulary extension's new-rows rate), and RowSubsetAdam
+(student.language_rows), side by side in one run.
 
     python benchmarks/bench_row_optimizers.py [--rows-read 600] [--chosen 4244] [--steps 20]
 
@@ -17,8 +17,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from relkt.training.row_scaled_adam import RowScaledAdam
 from relkt.training.row_subset_adam import RowSubsetAdam
+from relkt.training.sparse_adam import SparseAdam
 
 HEIGHT, WIDTH = 128_187, 512  # mUSE-small's table after vocabulary extension for el/hi/vi
 
@@ -58,7 +58,8 @@ def main() -> None:
     results = {}
     for name, make in (
         ("Adam (whole table)", lambda path: keras.optimizers.Adam(1e-3)),
-        ("RowScaledAdam (new rows x20)", lambda path: RowScaledAdam(1e-3, row_scales={path: (128_010, 20.0)})),
+        ("SparseAdam dense (new rows x20)", lambda p: SparseAdam(1e-3, "dense", row_scales={p: (128_010, 20.0)})),
+        ("SparseAdam lazy (new rows x20)", lambda p: SparseAdam(1e-3, "lazy", row_scales={p: (128_010, 20.0)})),
         ("RowSubsetAdam (chosen rows)", lambda path: RowSubsetAdam(1e-3, path, chosen.tolist())),
     ):
         table = keras.Variable(np.zeros((HEIGHT, WIDTH), "float32"), name="token_embedding")

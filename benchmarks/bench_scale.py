@@ -216,37 +216,35 @@ def bench_student_targets(sizes: list[int], dim: int = 512) -> list[dict]:
     return rows
 
 
-def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
-    """Optimizer steps of each stage, `muse`, token table trainable and frozen, over data sets of each size."""
-    import keras  # deferred: heavy (TensorFlow), only for this section
+TABLES = ("trainable (lazy)", "trainable (dense)", "frozen")  # schedule.sparse_rows lazy / dense; the table frozen
 
+
+def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
+    """Optimizer steps of each stage, `muse`, token table trainable with lazy Adam (the rows a batch read), trainable
+    with dense Adam (every row every step) and frozen, over data sets of each size."""
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
     from relkt.losses import DistillationLoss, TripletLoss  # deferred: heavy (Keras)
     from relkt.training.pair_model import PairModel  # deferred: heavy (TensorFlow)
+    from relkt.training.sparse_adam import SparseAdam  # deferred: heavy (Keras)
     from relkt.training.stage import text_dataset  # deferred: heavy (TensorFlow)
     from relkt.training.triplet_model import TripletModel  # deferred: heavy (TensorFlow)
 
     rows = []
     for stage, batch in (("teacher", PAPER["teacher_batch"]), ("student", PAPER["student_batch"])):
-        for frozen in (False, True):
+        for token_table in TABLES:
+            frozen, sparse_rows = token_table == "frozen", "dense" if "dense" in token_table else "lazy"
             encoder = build_encoder("muse", trainable=True, freeze_token_embedding=frozen)
             if stage == "teacher":
                 model = TripletModel(encoder)
-                model.compile(optimizer=keras.optimizers.Adam(1e-5), loss=TripletLoss(0.24, "cosine"))
+                model.compile(optimizer=SparseAdam(1e-5, sparse_rows), loss=TripletLoss(0.24, "cosine"))
             else:
                 model = PairModel(encoder)
                 model.compile(
-                    optimizer=keras.optimizers.Adam(1e-3),
+                    optimizer=SparseAdam(1e-3, sparse_rows),
                     loss=DistillationLoss(gamma=1000.0, beta=0.001, lam=1.0, omega=0.01, distance="squared_l2"),
                 )
             for n in sizes:
-                record = {
-                    "stage": stage,
-                    "token_table": "frozen" if frozen else "trainable",
-                    "examples": n,
-                    "batch": batch,
-                    "steps": steps,
-                }
+                record = {"stage": stage, "token_table": token_table, "examples": n, "batch": batch, "steps": steps}
                 with measured(record):
                     t0, table = time.perf_counter(), None
                     if stage == "teacher":
@@ -269,14 +267,23 @@ def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
                     record["step_seconds"] = (time.perf_counter() - t0) / steps
                 record["steps_per_s"] = 1.0 / record["step_seconds"]
                 record["examples_per_s"] = batch / record["step_seconds"]
+                # text_dataset tokenizes every batch once before the first step: its share of a step
+                record["tokenize_ms_per_step"] = 1000 * record["setup_seconds"] / -(-n // batch)
                 rows.append(record)
                 print(
-                    f"  {stage} step, {record['token_table']:>9} table, {n:>7,} examples: {record['steps_per_s']:5.2f} "
-                    f"steps/s ({record['examples_per_s']:5.1f} examples/s), peak RSS {record['peak_rss'] / 2**30:5.2f} "
-                    f"GiB",
+                    f"  {stage} step, {token_table:>17} table, {n:>7,} examples: {record['steps_per_s']:5.2f} "
+                    f"steps/s ({record['examples_per_s']:5.1f} examples/s; + {record['tokenize_ms_per_step']:.1f} ms a "
+                    f"step tokenizing beforehand), peak RSS {record['peak_rss'] / 2**30:5.2f} GiB",
                     flush=True,
                 )
                 del ds, texts, targets
+            del model, encoder
+    for stage in ("teacher", "student"):  # the largest size: each trainable choice as a share of the frozen rate
+        rate = {r["token_table"]: r["steps_per_s"] for r in rows if r["stage"] == stage}
+        print(
+            f"  {stage}: trainable (lazy) at {rate[TABLES[0]] / rate['frozen']:.2f}x the frozen rate, trainable "
+            f"(dense) at {rate[TABLES[1]] / rate['frozen']:.2f}x"
+        )
     return rows
 
 
@@ -297,9 +304,9 @@ def projection(encode: list[dict], train: list[dict]) -> dict:
         "mining_seconds": mining,
         "targets_seconds": targets,
     }
-    for table in ("trainable", "frozen"):
-        out[f"teacher_hours_{table}"] = (teacher_steps * step[("teacher", table)] + mining) / 3600
-        out[f"student_hours_{table}"] = (student_steps * step[("student", table)] + targets) / 3600
+    for table in TABLES:
+        out[f"teacher_hours {table}"] = (teacher_steps * step[("teacher", table)] + mining) / 3600
+        out[f"student_hours {table}"] = (student_steps * step[("student", table)] + targets) / 3600
     return out
 
 
@@ -333,7 +340,7 @@ def plot(result: dict, path: Path) -> None:
     ax.legend(fontsize=8)
     ax = axes[2]
     for stage in ("teacher", "student"):
-        for table, style in (("trainable", "-"), ("frozen", "--")):
+        for table, style in zip(TABLES, ("-", ":", "--")):
             rows = [r for r in result["train"] if r["stage"] == stage and r["token_table"] == table]
             ax.semilogx(
                 [r["examples"] for r in rows],
@@ -355,10 +362,13 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="the smaller sizes only (about 1 min on 2 cores)")
     p.add_argument("--sections", default="encode,score,targets,train", help="which to run (default: all four)")
+    p.add_argument("--steps", type=int, default=None, help="timed training steps a size (default: 5 quick, 20 full)")
     p.add_argument("--json", default=None, help="write every figure here")
     p.add_argument("--plot", default=None, help="draw time and memory against size here (PNG)")
     args = p.parse_args(argv)
-    sizes = QUICK if args.quick else FULL
+    sizes = dict(QUICK if args.quick else FULL)
+    if args.steps:
+        sizes["steps"] = args.steps
     sections = set(args.sections.split(","))
     result: dict = {"sizes": sizes, "cores": os.cpu_count()}
     t0 = time.perf_counter()
@@ -389,13 +399,12 @@ def main(argv=None) -> None:
         print(
             f"  teacher: {proj['teacher_steps']:,.0f} steps + online mining ({PAPER['online_epochs']} x "
             f"{PAPER['questions']:,} questions and {proj['sentences']:,} sentences encoded): "
-            f"{proj['teacher_hours_trainable']:,.1f} h (token table trainable), "
-            f"{proj['teacher_hours_frozen']:,.1f} h (frozen)"
+            + ", ".join(f"{proj['teacher_hours ' + t]:,.1f} h (table {t})" for t in TABLES)
         )
         print(
             f"  student: {proj['student_steps']:,.0f} steps + teacher targets: "
-            f"{proj['student_hours_trainable']:,.1f} h "
-            f"(trainable), {proj['student_hours_frozen']:,.1f} h (frozen); dev evaluations not included"
+            + ", ".join(f"{proj['student_hours ' + t]:,.1f} h (table {t})" for t in TABLES)
+            + "; dev evaluations not included"
         )
     result["seconds"] = time.perf_counter() - t0
     print(f"\nbench_scale: {result['seconds']:.0f} s")

@@ -209,7 +209,7 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
 def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
     """The same extended student trained with new_rows_lr_multiplier 1 and 20: the new rows move about
     20 times as far (Adam's step is ~lr per step), the old rows about as far as before."""
-    from relkt.training.row_scaled_adam import RowScaledAdam
+    from relkt.training.sparse_adam import SparseAdam
     from tests.helpers.data import make_synthetic_lareqa
     from tests.helpers.tiny_bert import tiny_bert
 
@@ -233,7 +233,7 @@ def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
             },
         )
         trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
-        assert isinstance(trainer.optimizer, RowScaledAdam) == (mult != 1.0)
+        assert isinstance(trainer.optimizer, SparseAdam) and bool(trainer.optimizer.row_scales) == (mult != 1.0)
         first = trainer.vocab_extension.first_id
         table = trainer.student.backbone.token_embedding.embeddings
         before = table.numpy().copy()
@@ -297,7 +297,7 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     the characters of the synthetic Thai the tiny model lacks become pieces, their rows follow the table's, and the
     new-rows learning-rate multiplier scales exactly those rows."""
     from relkt.encoders.muse_encoder import MuseEncoder
-    from relkt.training.row_scaled_adam import RowScaledAdam
+    from relkt.training.sparse_adam import SparseAdam
     from tests.helpers.data import make_synthetic_lareqa
     from tests.helpers.tiny_muse import tiny_muse_encoder
 
@@ -322,7 +322,7 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     assert ext.tokens and all(len(t) == 1 for t in ext.tokens)  # single characters (pieces: 0)
     assert student.vocabulary_size == base.vocabulary_size + len(ext.tokens)
     assert trainer.teacher.vocabulary_size == base.vocabulary_size  # the teacher keeps its vocabulary
-    assert isinstance(trainer.optimizer, RowScaledAdam)
+    assert isinstance(trainer.optimizer, SparseAdam) and trainer.optimizer.row_scales
     # extend_vocab.piece_scripts reaches the extension (a script name RE2 does not know is refused there).
     cfg = student_config(
         tmp_path / "scripts",

@@ -142,8 +142,14 @@ class ScheduleSection:
     # Linear warmup from 0 to the rate over the first N steps of the run: Adam's first steps move every weight
     # by ~the full rate whatever its gradient, which knocks a pretrained encoder off before it has learned anything.
     warmup_steps: int = 0
+    # Embedding tables (muse's token table, BERT's word table): "lazy" Adam moves only the rows a batch read, and only
+    # their moments decay (relkt.training.sparse_adam), so a step costs the rows read; "dense" is Keras's Adam, every
+    # row every step. Same on rows read at every step; docs/results/scale.md measures both.
+    sparse_rows: Literal["lazy", "dense"] = "lazy"
 
     def validate(self) -> None:
+        if self.sparse_rows not in ("lazy", "dense"):
+            raise ConfigError(f"schedule.sparse_rows must be lazy or dense, got {self.sparse_rows!r}")
         if not 0 < self.lr_factor <= 1:
             raise ConfigError(f"schedule.lr_factor must be in (0, 1], got {self.lr_factor}")
         if self.learning_rate <= 0:

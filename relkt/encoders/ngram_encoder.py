@@ -6,6 +6,7 @@ import keras
 import tensorflow as tf
 
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize, masked_mean
+from relkt.encoders.token_embedding import TokenEmbedding
 
 
 @keras.saving.register_keras_serializable(package="relkt")
@@ -38,7 +39,7 @@ class NgramEncoder(SentenceEncoder):
         self._dim, self.num_buckets = int(dim), int(num_buckets)
         self.ngram_sizes, self.max_ngrams, self.seed = tuple(int(n) for n in ngram_sizes), int(max_ngrams), seed
         init = keras.initializers.RandomNormal(stddev=0.1, seed=seed)
-        self.embedding = keras.layers.Embedding(num_buckets, dim, embeddings_initializer=init, name="ngram_embedding")
+        self.embedding = TokenEmbedding(num_buckets, dim, embeddings_initializer=init, name="ngram_embedding")
         self.projection = keras.layers.Dense(
             dim, kernel_initializer=keras.initializers.GlorotUniform(seed), name="projection"
         )

@@ -15,7 +15,6 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-import keras
 import numpy as np
 
 from relkt.config import StudentConfig
@@ -30,9 +29,9 @@ from relkt.losses import STUDENT_INPUTS, TEACHER_TARGETS, TERMS, DistillationLos
 from relkt.metrics import CorpusBitextEvaluator
 from relkt.training.distributed_loop import fit
 from relkt.training.pair_model import PairModel
-from relkt.training.row_scaled_adam import RowScaledAdam
 from relkt.training.row_subset_adam import RowSubsetAdam
 from relkt.training.run_harness import HarnessCallback
+from relkt.training.sparse_adam import SparseAdam
 from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
 from relkt.training.teacher_targets import teacher_targets
 
@@ -177,10 +176,12 @@ class StudentTrainer(Stage):
         return rows
 
     def _optimizer(self):
-        """Adam; with vocabulary extension and a new-rows multiplier, Adam whose steps on the new embedding
-        rows are that many times larger (the rows start untrained, the rest is fine-tuned); with language rows,
-        Adam on those rows alone (RowSubsetAdam), the new ones among them at the multiplier."""
+        """Adam, sparse on the token table as `schedule.sparse_rows` says (SparseAdam); with vocabulary extension and
+        a new-rows multiplier, its steps on the new embedding rows are that many times larger (the rows start
+        untrained, the rest is fine-tuned); with language rows, Adam on those rows alone (RowSubsetAdam), the new ones
+        among them at the multiplier."""
         lr, mult = self.config.schedule.learning_rate, self.config.student.extend_vocab.new_rows_lr_multiplier
+        sparse = self.config.schedule.sparse_rows
         if self.language_rows is not None:  # only those rows move; added ones at the new-rows multiple
             first = self.vocab_extension.first_id if self.vocab_extension else np.inf
             return RowSubsetAdam(
@@ -188,10 +189,12 @@ class StudentTrainer(Stage):
                 token_table(self.student).path,
                 self.language_rows.tolist(),
                 [mult if r >= first else 1.0 for r in self.language_rows],
+                sparse_rows=sparse,
             )
         if self.vocab_extension is None or mult == 1.0:
-            return keras.optimizers.Adam(lr)
-        return RowScaledAdam(lr, row_scales={token_table(self.student).path: (self.vocab_extension.first_id, mult)})
+            return SparseAdam(lr, sparse)
+        scales = {token_table(self.student).path: (self.vocab_extension.first_id, mult)}
+        return SparseAdam(lr, sparse, row_scales=scales)
 
     def _loss(self, terms: Sequence[LossTerm]) -> DistillationLoss:
         d = self.config.distill

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import math
 
-import keras
 import numpy as np
 
 from relkt.config import TeacherConfig
@@ -22,6 +21,7 @@ from relkt.losses import TripletLoss
 from relkt.mining import TripletNegatives
 from relkt.training.distributed_loop import fit
 from relkt.training.run_harness import HarnessCallback
+from relkt.training.sparse_adam import SparseAdam
 from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
 from relkt.training.triplet_model import TripletModel
 
@@ -44,7 +44,7 @@ class TeacherTrainer(Stage):
             self.encoder = build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
             self.model = TripletModel(self.encoder)
             self.model.compile(
-                optimizer=keras.optimizers.Adam(c.schedule.learning_rate),
+                optimizer=SparseAdam(c.schedule.learning_rate, c.schedule.sparse_rows),
                 loss=TripletLoss(c.triplet.margin, c.triplet.distance),
             )
         self.optimizer = self.model.optimizer  # a LossScaleOptimizer under float16

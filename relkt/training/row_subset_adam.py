@@ -9,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from relkt.errors import ConfigError
+from relkt.training.sparse_adam import SPARSE_ROWS, SparseRows, summed_rows
 
 
 @keras.saving.register_keras_serializable(package="relkt")
@@ -21,7 +22,9 @@ class RowSubsetAdam(keras.optimizers.Adam):
     relkt.encoders.language_rows) leaves every other weight, and so every language the base model reads, as it was.
     The table's gradient holds the rows a batch reads (128k x 512 floats for mUSE, a few hundred of them used), so
     the update is sparse too: Adam's moments and a row move only at steps whose batch reads it ("lazy" Adam, as
-    TF1's LazyAdamOptimizer), and a step costs what the batch reads, not the whole table.
+    TF1's LazyAdamOptimizer), and a step costs what the batch reads, not the whole table. `sparse_rows="dense"`
+    updates every chosen row every step instead, as Adam restricted to those rows would (an unread row's gradient is
+    zero, and it moves on its momentum).
     """
 
     def __init__(
@@ -30,9 +33,13 @@ class RowSubsetAdam(keras.optimizers.Adam):
         table_path: str = "",
         rows: Sequence[int] = (),
         scales: Sequence[float] | float = 1.0,
+        sparse_rows: SparseRows = "lazy",
         **kwargs,
     ):
         super().__init__(learning_rate=learning_rate, **kwargs)
+        if sparse_rows not in SPARSE_ROWS:
+            raise ConfigError(f"sparse_rows must be one of {', '.join(SPARSE_ROWS)}, got {sparse_rows!r}")
+        self.sparse_rows = sparse_rows
         self.table_path, self.rows = str(table_path), [int(r) for r in rows]
         self.scales = [float(scales)] * len(self.rows) if np.isscalar(scales) else [float(s) for s in scales]
         if not self.table_path or not self.rows:
@@ -56,13 +63,23 @@ class RowSubsetAdam(keras.optimizers.Adam):
         factor = np.zeros(height, np.float32)
         factor[self.rows] = self.scales
         self._factor = factor  # numpy: build may run inside a traced step, so each trace makes its own constant
+        position = np.full(height, -1, np.int32)
+        position[self.rows] = np.arange(len(self.rows))
+        self._position = position  # table row -> its place in `rows` (-1: not chosen), for the dense choice
         super().build(variables)
 
     def update_step(self, gradient, variable, learning_rate):
         index = self._get_variable_index(variable)
-        if isinstance(gradient, tf.IndexedSlices):  # rows a batch read, possibly repeated: sum them once each
-            ids, position = tf.unique(tf.cast(gradient.indices, tf.int32))
-            values = tf.math.unsorted_segment_sum(gradient.values, position, tf.shape(ids)[0])
+        if isinstance(gradient, tf.IndexedSlices) and self.sparse_rows == "lazy":  # the rows a batch read, once each
+            ids, values = summed_rows(gradient)
+        elif isinstance(gradient, tf.IndexedSlices):  # dense: every chosen row, zero where the batch did not read it
+            read, summed = summed_rows(gradient)
+            place = tf.gather(tf.constant(self._position), read)
+            keep = place >= 0
+            ids = tf.constant(self.rows, tf.int32)
+            values = tf.math.unsorted_segment_sum(
+                tf.boolean_mask(summed, keep), tf.boolean_mask(place, keep), len(self.rows)
+            )
         else:  # a dense gradient (e.g. under a strategy that densifies): its chosen rows
             ids = tf.constant(self.rows, tf.int32)
             values = tf.gather(gradient, ids)
@@ -87,4 +104,5 @@ class RowSubsetAdam(keras.optimizers.Adam):
             "table_path": self.table_path,
             "rows": list(self.rows),
             "scales": list(self.scales),
+            "sparse_rows": self.sparse_rows,
         }

@@ -100,14 +100,25 @@ def text_dataset(
     """Batches of `{name: encoder features}` and their targets, tokenized inside tf.data (in parallel, and so
     that MirroredStrategy's `fit` never sees strings). With `target_table`, `targets` are row indices into it and each
     batch gathers its rows (the table is held once, however many examples share a row: as a variable, since a
-    constant captured by tf.data is copied into its graph several times, and a graph is limited to 2 GB)."""
-    ds = tf.data.Dataset.from_tensor_slices((texts, targets)).batch(batch_size)
-    table = None if target_table is None else tf.Variable(target_table, trainable=False, name="teacher_targets")
+    constant captured by tf.data is copied into its graph several times, and a graph is limited to 2 GB).
 
-    def features(f, y):
-        return {k: encoder.preprocess(v) for k, v in f.items()}, y if table is None else tf.gather(table, y)
-
-    return ds.map(features, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
+    Every batch is tokenized here, once, before training reads the first (held in memory: ids and masks, ~5 bytes a
+    piece): tokenizing in tf.data while the step runs competed with it for 2 CPU cores and cost a `muse` student step
+    a third of its time (docs/results/scale.md, "Where a step goes"). Targets are still gathered per batch, so the
+    table is never copied an example."""
+    features = (
+        tf.data.Dataset.from_tensor_slices(texts)
+        .batch(batch_size)
+        .map(lambda f: {k: encoder.preprocess(v) for k, v in f.items()}, num_parallel_calls=tf.data.AUTOTUNE)
+        .cache()
+    )
+    for _ in features:  # fill the cache now, at full speed, so that no step waits on or competes with it
+        pass
+    ys = tf.data.Dataset.from_tensor_slices(targets).batch(batch_size)
+    if target_table is not None:
+        table = tf.Variable(target_table, trainable=False, name="teacher_targets")
+        ys = ys.map(lambda y: tf.gather(table, y))
+    return tf.data.Dataset.zip((features, ys)).prefetch(2)
 
 
 def _finished_without_checkpoint(harness: RunHarness, epochs: int) -> dict[str, Any]:

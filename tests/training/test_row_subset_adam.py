@@ -63,3 +63,26 @@ def test_bad_settings_fail_at_once_and_the_config_round_trips():
     config = RowSubsetAdam(0.1, "t", rows=[3, 1], scales=[2.0, 1.0]).get_config()
     again = RowSubsetAdam.from_config(config)
     assert (again.table_path, again.rows, again.scales) == ("t", [3, 1], [2.0, 1.0])
+
+
+def test_dense_choice_keeps_moving_a_chosen_row_a_batch_did_not_read():
+    """Rows 1 and 3 chosen; step 0 reads rows 1, 3 and 0, step 1 reads row 1 alone. Lazy: row 3 stays where step 0
+    put it. Dense: Adam on the chosen rows, so row 3 moves on its momentum; row 0 (not chosen) never moves."""
+    after = {}
+    for choice in ("lazy", "dense"):
+        table = keras.Variable(np.zeros((5, 2), "float32"), name="table")
+        opt = RowSubsetAdam(0.1, table.path, rows=[1, 3], sparse_rows=choice)
+        opt.apply(
+            [tf.IndexedSlices(tf.constant([[1.0, 1.0]] * 3), tf.constant([1, 3, 0]), tf.constant([5, 2]))], [table]
+        )
+        step0 = table.numpy().copy()
+        opt.apply([tf.IndexedSlices(tf.constant([[1.0, -1.0]]), tf.constant([1]), tf.constant([5, 2]))], [table])
+        after[choice] = (step0, table.numpy())
+    (lazy0, lazy1), (dense0, dense1) = after["lazy"], after["dense"]
+    np.testing.assert_array_equal(lazy0, dense0)  # step 0 read every chosen row: the same
+    np.testing.assert_array_equal(lazy1[3], lazy0[3])
+    assert np.all(dense1[3] < dense0[3] - 0.05)  # moved on: Adam's step with m > 0 and g = 0
+    np.testing.assert_allclose(lazy1[1], dense1[1], rtol=1e-6)  # read at both steps: the same
+    assert np.all(lazy1[[0, 2, 4]] == 0) and np.all(dense1[[0, 2, 4]] == 0)
+    with pytest.raises(ConfigError, match="lazy, dense"):
+        RowSubsetAdam(0.1, "t", rows=[1], sparse_rows="never")

@@ -1,0 +1,113 @@
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from relkt.errors import ConfigError
+from relkt.training.sparse_adam import SparseAdam
+from tests.helpers.tiny_muse import tiny_muse_encoder
+
+
+def sparse(values, ids, height):
+    return tf.IndexedSlices(
+        tf.constant(np.asarray(values, "float32")), tf.constant(ids, tf.int32), tf.constant([height, 3])
+    )
+
+
+def test_lazy_is_adam_on_rows_read_every_step_and_leaves_unread_rows_as_they_are():
+    """Five steps on a 6-row table: rows 0 and 2 are read every step (row 2 twice a step: its slices add up), row 4
+    at step 0 only, rows 1, 3 and 5 never. Dense Adam gets the same gradients densified."""
+    rng = np.random.default_rng(0)
+    start = rng.normal(size=(6, 3)).astype("float32")
+    lazy, dense = keras.Variable(start, name="lazy"), keras.Variable(start, name="dense")
+    ours, adam = SparseAdam(0.05, "lazy"), keras.optimizers.Adam(0.05)
+    after_step0 = None
+    for step in range(5):
+        ids = [0, 2, 2] + ([4] if step == 0 else [])
+        g = sparse(rng.normal(size=(len(ids), 3)), ids, 6)
+        ours.apply([g], [lazy])
+        adam.apply([tf.convert_to_tensor(g)], [dense])
+        if step == 0:
+            after_step0 = lazy.numpy().copy()
+    np.testing.assert_allclose(lazy.numpy()[[0, 2]], dense.numpy()[[0, 2]], rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(lazy.numpy()[[1, 3, 5]], start[[1, 3, 5]])  # never read: bit-identical
+    np.testing.assert_array_equal(dense.numpy()[[1, 3, 5]], start[[1, 3, 5]])  # (Adam too: zero moments)
+    # Row 4, read once: lazy Adam moved it at step 0 and never again; Adam kept moving it on its momentum.
+    np.testing.assert_array_equal(lazy.numpy()[4], after_step0[4])
+    assert np.abs(dense.numpy()[4] - after_step0[4]).min() > 1e-3
+    # Only the rows read have moments: the unread rows' moments are still zero.
+    m = ours._momentums[0].numpy()
+    assert np.all(m[[1, 3, 5]] == 0) and np.all(m[[0, 2, 4]] != 0)
+
+
+def test_dense_choice_is_keras_adam_bit_for_bit():
+    rng = np.random.default_rng(1)
+    start = rng.normal(size=(5, 3)).astype("float32")
+    ours_v, adam_v = keras.Variable(start, name="a"), keras.Variable(start, name="b")
+    ours, adam = SparseAdam(0.05, "dense"), keras.optimizers.Adam(0.05)
+    for step in range(3):
+        g = sparse(rng.normal(size=(2, 3)), [step, 4], 5)
+        ours.apply([g], [ours_v])
+        adam.apply([g], [adam_v])
+    np.testing.assert_array_equal(ours_v.numpy(), adam_v.numpy())
+
+
+def test_a_fit_step_hands_the_optimizer_a_sparse_table_gradient_and_moves_only_the_rows_read():
+    """End to end through `fit` on relkt's muse architecture: the token table's gradient reaches the optimizer as
+    tf.IndexedSlices (not densified on the way), and lazy Adam leaves every row the batch did not read
+    bit-identical, while every other weight trains."""
+    seen = {}
+
+    class Spy(SparseAdam):
+        def update_step(self, gradient, variable, learning_rate):
+            seen[self._trainable_variables[self._get_variable_index(variable)].path] = type(gradient).__name__
+            return super().update_step(gradient, variable, learning_rate)
+
+    enc = tiny_muse_encoder()
+    texts = ["cat dog river", "katze hund fluss", "cat bread", "hund brot"]
+    features = enc.preprocess(tf.constant(texts))
+    read = np.unique(features["token_ids"].numpy()[features["padding_mask"].numpy()])
+    inputs = keras.Input(shape=(None,), dtype="int32", name="token_ids")
+    mask = keras.Input(shape=(None,), dtype="bool", name="padding_mask")
+    model = keras.Model({"token_ids": inputs, "padding_mask": mask}, enc({"token_ids": inputs, "padding_mask": mask}))
+    model.compile(optimizer=Spy(0.05), loss="mse")
+    table = enc.token_embedding.embeddings
+    before, dense_before = table.numpy().copy(), enc.d0.kernel.numpy().copy()
+    target = np.roll(enc.encode(texts), 1, axis=0)
+    model.fit(dict(features), target, batch_size=4, epochs=2, verbose=0, shuffle=False)
+    assert seen[table.path] == "IndexedSlices" and seen[enc.d0.kernel.path] != "IndexedSlices"
+    unread = np.setdiff1d(np.arange(table.shape[0]), read)
+    np.testing.assert_array_equal(table.numpy()[unread], before[unread])
+    assert np.abs(table.numpy()[read] - before[read]).max() > 1e-3
+    assert not np.allclose(enc.d0.kernel.numpy(), dense_before)
+
+
+@pytest.mark.parametrize("choice", ["lazy", "dense"])
+def test_rows_from_first_step_multiplier_times_as_far_and_the_rest_as_adam(choice):
+    g = sparse([[1.0, -2.0, 0.5], [0.5, 0.1, -1.0], [3.0, -1.0, 2.0], [-0.2, 0.4, 1.0]], [0, 1, 2, 3], 4)
+    v = keras.Variable(np.zeros((4, 3), "float32"), name="table")
+    plain = keras.Variable(np.zeros((4, 3), "float32"), name="plain")
+    keras.optimizers.Adam(0.1).apply([g], [plain])
+    SparseAdam(0.1, choice, row_scales={v.path: (2, 3.0)}).apply([g], [v])
+    # Adam's first step is lr * g / (|g| + eps) ~ -0.1 * sign(g); rows 2-3 take it three times.
+    np.testing.assert_allclose(v.numpy()[:2], plain.numpy()[:2], rtol=1e-6)
+    np.testing.assert_allclose(v.numpy()[2:], 3 * plain.numpy()[2:], rtol=1e-5)
+
+
+def test_row_scales_on_a_dense_gradient_and_the_config_round_trips():
+    v = keras.Variable(np.zeros((4, 2), "float32"), name="table")
+    g = tf.constant([[1.0, -2.0], [0.5, 0.1], [3.0, -1.0], [-0.2, 0.4]])
+    plain = keras.Variable(np.zeros((4, 2), "float32"), name="plain")
+    keras.optimizers.Adam(0.1).apply([g], [plain])
+    opt = SparseAdam(0.1, "lazy", row_scales={v.path: (2, 3.0)})
+    opt.apply([g], [v])
+    np.testing.assert_allclose(v.numpy(), plain.numpy() * np.array([[1], [1], [3], [3]]), rtol=1e-5)
+    again = SparseAdam.from_config(opt.get_config())
+    assert (again.sparse_rows, again.row_scales) == ("lazy", {v.path: (2, 3.0)})
+
+
+def test_bad_settings_fail_at_once():
+    with pytest.raises(ConfigError, match="multiplier > 0"):
+        SparseAdam(0.1, row_scales={"t": (0, 0.0)})
+    with pytest.raises(ConfigError, match="lazy, dense"):
+        SparseAdam(0.1, "sometimes")
