@@ -363,12 +363,24 @@ def main(argv=None) -> None:
     p.add_argument("--quick", action="store_true", help="the smaller sizes only (about 1 min on 2 cores)")
     p.add_argument("--sections", default="encode,score,targets,train", help="which to run (default: all four)")
     p.add_argument("--steps", type=int, default=None, help="timed training steps a size (default: 5 quick, 20 full)")
+    p.add_argument(
+        "--sizes",
+        action="append",
+        default=[],
+        metavar="SECTION=N,N",
+        help="the sizes of one section, e.g. encode=100000 (default: the --quick or full ones)",
+    )
     p.add_argument("--json", default=None, help="write every figure here")
     p.add_argument("--plot", default=None, help="draw time and memory against size here (PNG)")
     args = p.parse_args(argv)
     sizes = dict(QUICK if args.quick else FULL)
     if args.steps:
         sizes["steps"] = args.steps
+    for item in args.sizes:
+        section, _, values = item.partition("=")
+        if section not in sizes or section in ("steps", "score_questions") or not values:
+            p.error(f"--sizes {item}: expected SECTION=N[,N...] with SECTION one of encode, score, targets, train")
+        sizes[section] = [int(v) for v in values.split(",")]
     sections = set(args.sections.split(","))
     result: dict = {"sizes": sizes, "cores": os.cpu_count()}
     t0 = time.perf_counter()

@@ -146,18 +146,19 @@ def test_a_run_copied_with_hard_links_trains_on_without_writing_into_the_origina
 
 def test_a_run_from_before_sparse_rows_resumes_only_with_the_adam_it_trained_with(synthetic_data, tmp_path):
     """A saved run config without `schedule.sparse_rows` trained its token table with Keras's dense Adam (or, with
-    language rows, lazily): resuming it under today's default would change its optimizer mid-run, so it is refused,
-    naming the key; `--set schedule.sparse_rows=dense` resumes it."""
+    language rows, lazily): resuming it with lazy Adam would change its optimizer mid-run, so that is refused, naming
+    the key; the default (dense) resumes it."""
     from relkt.config import TeacherConfig, load_config
     from relkt.training.run_folder import prepare_output_dir
 
     cfg = tiny_config(tmp_path, synthetic_data)
     config = load_config(TeacherConfig, cfg)
+    assert config.schedule.sparse_rows == "dense"
     out = prepare_output_dir(config)
     saved = yaml.safe_load((out / "config.yaml").read_text())
     del saved["schedule"]["sparse_rows"]  # as relkt wrote it before the setting existed
     (out / "config.yaml").write_text(yaml.safe_dump(saved))
     (out / "checkpoint").mkdir()  # it has trained
     with pytest.raises(ConfigError, match="schedule.sparse_rows"):
-        prepare_output_dir(config)
-    prepare_output_dir(load_config(TeacherConfig, cfg, ["schedule.sparse_rows=dense"]))
+        prepare_output_dir(load_config(TeacherConfig, cfg, ["schedule.sparse_rows=lazy"]))
+    prepare_output_dir(config)

@@ -142,10 +142,11 @@ class ScheduleSection:
     # Linear warmup from 0 to the rate over the first N steps of the run: Adam's first steps move every weight
     # by ~the full rate whatever its gradient, which knocks a pretrained encoder off before it has learned anything.
     warmup_steps: int = 0
-    # Embedding tables (muse's token table, BERT's word table): "lazy" Adam moves only the rows a batch read, and only
-    # their moments decay (relkt.training.sparse_adam), so a step costs the rows read; "dense" is Keras's Adam, every
-    # row every step. Same on rows read at every step; docs/results/scale.md measures both.
-    sparse_rows: Literal["lazy", "dense"] = "lazy"
+    # Embedding tables (muse's token table, BERT's word table): "dense" is Keras's Adam (and the paper's TF1 Adam):
+    # every row every step, unread rows moving on their momentum; "lazy" moves only the rows a batch read, and only
+    # their moments decay (relkt.training.sparse_adam): a trainable table then costs about what a frozen one does.
+    # Measured (docs/results/scale.md): level on the quickstart student, worse on language rows (rare rows move less).
+    sparse_rows: Literal["lazy", "dense"] = "dense"
 
     def validate(self) -> None:
         if self.sparse_rows not in ("lazy", "dense"):

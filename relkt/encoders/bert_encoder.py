@@ -13,6 +13,7 @@ import tensorflow_text  # noqa: F401  (registers the TF Text ops an export's gra
 from relkt.encoders.export import read_export, read_metadata
 from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer  # noqa: F401  (registered: extended students deserialize)
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize, masked_mean
+from relkt.encoders.token_embedding import read_rows_sparsely
 from relkt.errors import EncoderError
 
 
@@ -36,6 +37,7 @@ class BertEncoder(SentenceEncoder):
         for layer in backbone.layers:
             if layer.name == "pooled_dense":
                 layer.trainable = False
+        read_rows_sparsely(backbone.token_embedding)  # no whole-table copy at each read after a lazy update
         self.cls_id = tokenizer.token_to_id("[CLS]")
         self.sep_id = tokenizer.token_to_id("[SEP]")
         self.pad_id = tokenizer.token_to_id("[PAD]")

@@ -29,19 +29,20 @@ IGNORED_ON_RESUME = {"verbose", "output_dir"}
 CHECKED_BY_FINGERPRINT = {"teacher.spec"}
 
 
-def _before_it_existed(saved: dict[str, Any]) -> dict[str, Any]:
+def settings_before_they_existed(saved: dict[str, Any]) -> dict[str, Any]:
     """Settings added later whose absence from a saved run means something other than today's default: how that
-    run trained. `schedule.sparse_rows`: relkt trained token tables with Keras's dense Adam before it, and the
-    language rows (RowSubsetAdam) lazily; so a run from then resumes only with what it used."""
+    run trained (`saved`: its config, flattened to dotted keys). `schedule.sparse_rows`: relkt trained token tables
+    with Keras's dense Adam before it, and the language rows (RowSubsetAdam) lazily; so a run from then resumes only
+    with what it used."""
     rows = saved.get("student.language_rows.langs")
     return {"schedule.sparse_rows": "lazy" if rows else "dense"}
 
 
-def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+def flat_keys(d: dict, prefix: str = "") -> dict[str, Any]:
     out = {}
     for k, v in d.items():
         key = f"{prefix}{k}"
-        out.update(_flatten(v, key + ".") if isinstance(v, dict) and k != "options" else {key: v})
+        out.update(flat_keys(v, key + ".") if isinstance(v, dict) and k != "options" else {key: v})
     return out
 
 
@@ -70,9 +71,9 @@ def prepare_output_dir(config: Any) -> Path:
     saved = out / "config.yaml"
     # Until a checkpoint exists nothing was trained: a corrected config (after a late error) simply replaces it.
     if saved.exists() and (out / "checkpoint").exists():
-        before = _flatten(yaml.safe_load(saved.read_text()) or {})
-        before = {**_before_it_existed(before), **before}
-        now = _flatten(to_dict(config))
+        before = flat_keys(yaml.safe_load(saved.read_text()) or {})
+        before = {**settings_before_they_existed(before), **before}
+        now = flat_keys(to_dict(config))
         # Keys the saved run lacks are options added by a later relkt: not a change of settings.
         growable = growable_keys(type(config))
         changed = sorted(k for k in before if _changed_on_resume(k, before.get(k), now.get(k), growable))

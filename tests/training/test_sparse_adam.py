@@ -111,3 +111,60 @@ def test_bad_settings_fail_at_once():
         SparseAdam(0.1, row_scales={"t": (0, 0.0)})
     with pytest.raises(ConfigError, match="lazy, dense"):
         SparseAdam(0.1, "sometimes")
+
+
+MIRRORED_SCRIPT = """
+import json, numpy as np, tensorflow as tf, keras
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+from relkt.encoders.token_embedding import TokenEmbedding
+from relkt.training.sparse_adam import SparseAdam
+from relkt.training.distributed_loop import DistributedFit
+seen = []
+class Spy(SparseAdam):
+    def update_step(self, gradient, variable, learning_rate):
+        if len(variable.shape) == 2 and variable.shape[0] == 50:
+            seen.append(type(gradient).__name__)
+        return super().update_step(gradient, variable, learning_rate)
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+x = np.array([[1, 2], [3, 4], [1, 5], [2, 2]], "int32")
+y = np.ones((4, 4), "float32")
+out = {}
+for loop in ("keras_fit", "strategy_run"):
+    with strategy.scope():
+        keras.utils.set_random_seed(0)
+        model = keras.Sequential([keras.Input((2,), dtype="int32"), TokenEmbedding(50, 4), keras.layers.Flatten(),
+                                  keras.layers.Dense(4)])
+        model.compile(optimizer=Spy(0.1), loss=keras.losses.MeanSquaredError(reduction=None))
+    table = model.layers[0].embeddings
+    before = table.numpy()
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+    if loop == "keras_fit":
+        model.fit(ds, epochs=1, verbose=0)
+    else:
+        DistributedFit(model, model.loss, strategy).fit(ds, verbose=0)
+    moved = sorted(np.flatnonzero(np.abs(table.numpy() - before).sum(1)).tolist())
+    out[loop] = {"gradients": sorted(set(seen)), "moved": moved}
+    seen.clear()
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_the_table_gradient_stays_sparse_across_mirrored_replicas():
+    """MirroredStrategy over 2 logical CPUs (a fresh process), through Keras `fit` and relkt's `strategy.run` loop:
+    the replicas' summed table gradient reaches the optimizer as IndexedSlices, and only the rows read (1-5) move."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": str(root)}
+    proc = subprocess.run(
+        [sys.executable, "-c", MIRRORED_SCRIPT], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.split("RESULT ")[-1])
+    for loop in ("keras_fit", "strategy_run"):
+        assert result[loop] == {"gradients": ["IndexedSlices"], "moved": [1, 2, 3, 4, 5]}, (loop, result)
