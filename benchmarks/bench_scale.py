@@ -278,8 +278,8 @@ def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
                 )
                 del ds, texts, targets
             del model, encoder
-    for stage in ("teacher", "student"):  # the largest size: each trainable choice as a share of the frozen rate
-        rate = {r["token_table"]: r["steps_per_s"] for r in rows if r["stage"] == stage}
+    for stage in ("teacher", "student"):  # each trainable choice as a share of the frozen rate
+        rate = step_rates(rows, stage)
         print(
             f"  {stage}: trainable (lazy) at {rate[TABLES[0]] / rate['frozen']:.2f}x the frozen rate, trainable "
             f"(dense) at {rate[TABLES[1]] / rate['frozen']:.2f}x"
@@ -287,10 +287,20 @@ def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
     return rows
 
 
+def step_rates(train: list[dict], stage: str) -> dict[str, float]:
+    """Steps/s of each token-table choice of `stage`: the median over the sizes measured (a step costs the same
+    whatever the data's size; on this 2-core VM one size's 20-100 steps vary by up to 2x from run to run)."""
+    return {
+        t: float(np.median([r["steps_per_s"] for r in train if r["stage"] == stage and r["token_table"] == t]))
+        for t in TABLES
+    }
+
+
 def projection(encode: list[dict], train: list[dict]) -> dict:
-    """The paper's full run on this machine, from the measured rates (the largest size measured of each)."""
+    """The paper's full run on this machine, from the measured rates (encoding: the largest size measured; a step:
+    the median over sizes)."""
     rate = encode[-1]["texts_per_s"]
-    step = {(r["stage"], r["token_table"]): r["step_seconds"] for r in train}  # the last (largest) size wins
+    step = {(stage, t): 1.0 / r for stage in ("teacher", "student") for t, r in step_rates(train, stage).items()}
     p = PAPER
     n_sent = round(p["questions"] * p["sentences_per_question"])
     teacher_steps = p["teacher_epochs"] * p["questions"] * p["triplets_per_anchor"] / p["teacher_batch"]

@@ -10,12 +10,18 @@ def sparse_lookup(layer: keras.layers.Embedding, ids) -> tf.Tensor:
     """`layer`'s rows at `ids`, read from its variable with `ResourceGather` (the rows only)."""
     if ids.dtype not in (tf.int32, tf.int64):
         ids = tf.cast(ids, tf.int32)
-    table = getattr(layer.embeddings, "_value", layer.embeddings)  # the backing tf.Variable: a sparse read
-    return keras.ops.cast(tf.gather(table, ids), layer.compute_dtype)
+    return keras.ops.cast(tf.gather(_backing(layer), ids), layer.compute_dtype)
+
+
+def _backing(layer: keras.layers.Embedding):
+    """The tf.Variable behind the layer's Keras variable; None while Keras builds it symbolically (deferred)."""
+    table = getattr(layer.embeddings, "_value", None)
+    return table if isinstance(table, tf.Variable) else None
 
 
 def _plain(layer: keras.layers.Embedding) -> bool:
-    return not (layer.quantization_mode or getattr(layer, "lora_enabled", False) or layer.mask_zero)
+    quantized_or_masked = layer.quantization_mode or getattr(layer, "lora_enabled", False) or layer.mask_zero
+    return not quantized_or_masked and _backing(layer) is not None
 
 
 @keras.saving.register_keras_serializable(package="relkt")
