@@ -39,6 +39,7 @@ def settings_before_they_existed(saved: dict[str, Any]) -> dict[str, Any]:
 
 
 def flat_keys(d: dict, prefix: str = "") -> dict[str, Any]:
+    """A nested config dict as {dotted key: value}; `options` dicts stay whole (one setting each)."""
     out = {}
     for k, v in d.items():
         key = f"{prefix}{k}"
