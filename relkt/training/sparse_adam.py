@@ -28,7 +28,8 @@ class SparseAdam(keras.optimizers.Adam):
       Addons' `LazyAdam` and TF1's `LazyAdamOptimizer`). A row read at every step follows exactly Adam's path; a row
       a batch did not read keeps its value and its moments, where Adam would move it on its stale momentum. A step
       costs the rows read (a few hundred of mUSE's 128,010), not the whole table and its two moments.
-    - `sparse_rows="dense"`: Keras's Adam, which densifies the gradient and updates every row every step.
+    - `sparse_rows="dense"` (the default, as `schedule.sparse_rows`'s): Keras's Adam, which densifies the gradient and
+      updates every row every step.
 
     Dense gradients (every other weight) get Keras's Adam either way. `row_scales` ({variable path: (first_row,
     multiplier)}) multiplies the step of rows `first_row:` of that variable: rows added to a pretrained table
@@ -40,7 +41,7 @@ class SparseAdam(keras.optimizers.Adam):
     def __init__(
         self,
         learning_rate=0.001,
-        sparse_rows: SparseRows = "lazy",
+        sparse_rows: SparseRows = "dense",
         row_scales: dict[str, tuple[int, float]] | None = None,
         **kwargs,
     ):

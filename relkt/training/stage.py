@@ -103,9 +103,9 @@ def text_dataset(
     constant captured by tf.data is copied into its graph several times, and a graph is limited to 2 GB).
 
     Every batch is tokenized here, once, before training reads the first (held in memory: ids and masks, ~5 bytes a
-    piece): tokenizing in tf.data while the step runs competed with it for 2 CPU cores and cost a `muse` student step
-    a third of its time (docs/results/scale.md, "Where a step goes"). Targets are still gathered per batch, so the
-    table is never copied an example."""
+    piece): tokenizing in tf.data while the steps run competed with them for 2 CPU cores, 0.5-1.9 s over a 30-step
+    `muse` pass (docs/results/scale.md, "Where a step goes"). Targets are still gathered per batch, so the table is
+    never copied an example."""
     features = (
         tf.data.Dataset.from_tensor_slices(texts)
         .batch(batch_size)

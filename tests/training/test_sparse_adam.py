@@ -70,7 +70,7 @@ def test_a_fit_step_hands_the_optimizer_a_sparse_table_gradient_and_moves_only_t
     inputs = keras.Input(shape=(None,), dtype="int32", name="token_ids")
     mask = keras.Input(shape=(None,), dtype="bool", name="padding_mask")
     model = keras.Model({"token_ids": inputs, "padding_mask": mask}, enc({"token_ids": inputs, "padding_mask": mask}))
-    model.compile(optimizer=Spy(0.05), loss="mse")
+    model.compile(optimizer=Spy(0.05, "lazy"), loss="mse")
     table = enc.token_embedding.embeddings
     before, dense_before = table.numpy().copy(), enc.d0.kernel.numpy().copy()
     target = np.roll(enc.encode(texts), 1, axis=0)
@@ -108,7 +108,7 @@ def test_row_scales_on_a_dense_gradient_and_the_config_round_trips():
 
 def test_bad_settings_fail_at_once():
     with pytest.raises(ConfigError, match="multiplier > 0"):
-        SparseAdam(0.1, row_scales={"t": (0, 0.0)})
+        SparseAdam(0.1, "lazy", row_scales={"t": (0, 0.0)})
     with pytest.raises(ConfigError, match="lazy, dense"):
         SparseAdam(0.1, "sometimes")
 
@@ -135,7 +135,7 @@ for loop in ("keras_fit", "strategy_run"):
         keras.utils.set_random_seed(0)
         model = keras.Sequential([keras.Input((2,), dtype="int32"), TokenEmbedding(50, 4), keras.layers.Flatten(),
                                   keras.layers.Dense(4)])
-        model.compile(optimizer=Spy(0.1), loss=keras.losses.MeanSquaredError(reduction=None))
+        model.compile(optimizer=Spy(0.1, "lazy"), loss=keras.losses.MeanSquaredError(reduction=None))
     table = model.layers[0].embeddings
     before = table.numpy()
     ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
