@@ -347,3 +347,61 @@ def test_compare_english_gap_sets_each_language_beside_its_english_originals(tmp
     assert "| de | 100.00 | 100.00 | +0.00 | 0 / 0 | 1.000 | 30 |" in capsys.readouterr().out
     assert compare.main([str(tmp_path / "t.json"), "--english-gap", "--xx-en-unit", "paragraph"]) == 0
     assert "(no gap to English for t: its per-question scores have no xx_en_paragraph_hit1" in capsys.readouterr().out
+
+
+def test_crossval_trains_a_student_per_group_and_scores_each_language_with_its_own(tmp_path, capsys):
+    """Groups {a: en de, b: th}: each fold trains student_a on de and student_b on th (at its own beta), each selects
+    on its own languages' dev questions, and the fold's student.json takes each language from its group's student."""
+    import numpy as np
+
+    from tests.helpers.data import make_synthetic_lareqa
+
+    data = make_synthetic_lareqa(tmp_path / "synthetic", n_articles=16, langs=("en", "de", "th"))
+    teacher = tiny_config(tmp_path / "t", data, **{"mining.online_epochs": 0, "eval.every_steps": 50})
+    student = student_config(
+        tmp_path / "s",
+        data,
+        tmp_path / "t" / "run" / "best",
+        **{"distill.epochs": 1, "eval.every_steps": 4, "eval.primary_metric": "xx_en/P@1"},
+    )
+    groups = {"a": {"langs": ["en", "de"]}, "b": {"langs": ["th"], "set": {"distill.beta": 0.5}}}
+    setups = tmp_path / "setups.yaml"
+    entry = {"recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
+    setups.write_text(yaml.safe_dump({"grouped": {**entry, "student_groups": groups}}))
+    out = tmp_path / "cv"
+    argv = ["--setup", "grouped", "--setups-file", str(setups), "--output", str(out), "--only-folds", "0"]
+    assert trainer_script("crossval").main(argv) == 0
+    fold = out / "fold0"
+    saved = {g: yaml.safe_load((fold / f"student_{g}" / "config.yaml").read_text()) for g in groups}
+    assert saved["a"]["data"]["student_langs"] == ["de"] and saved["b"]["data"]["student_langs"] == ["th"]
+    assert saved["a"]["distill"]["beta"] == 1.0 and saved["b"]["distill"]["beta"] == 0.5
+    for g, langs in (("a", {"en", "de"}), ("b", {"th"})):  # dev metrics name the group's languages alone
+        logged = [json.loads(line) for line in (fold / f"student_{g}" / "metrics.jsonl").read_text().splitlines()]
+        named = {k.split("/")[2] for row in logged for k in row if k.startswith("dev/xx_en/") and k.count("/") == 3}
+        assert named == langs
+    parts = {g: dict(np.load(fold / f"student_{g}.per_question.npz")) for g in groups}
+    with np.load(fold / "student.per_question.npz") as z:
+        combined = {k: z[k] for k in z.files}
+    assert sorted(set(combined["lang"].tolist())) == ["de", "en", "th"]
+    for lang, g in (("en", "a"), ("de", "a"), ("th", "b")):
+        mine = parts[g]["lang"] == lang
+        np.testing.assert_array_equal(combined["AP"][combined["lang"] == lang], parts[g]["AP"][mine])
+    other = parts["b"]["lang"] == "de"  # the two students do score differently: the choice above is not moot
+    assert not np.array_equal(parts["a"]["AP"][parts["a"]["lang"] == "de"], parts["b"]["AP"][other])
+    summary = json.loads((fold / "student.json").read_text())
+    assert summary["setup"]["student_groups"]["b"] == {"langs": ["th"], "settings": {"distill.beta": 0.5}}
+
+
+def test_crossval_refuses_a_scored_language_in_no_group_before_training(tmp_path, capsys):
+    from tests.helpers.data import make_synthetic_lareqa
+
+    data = make_synthetic_lareqa(tmp_path / "synthetic", n_articles=6, langs=("en", "de", "th"))
+    teacher = tiny_config(tmp_path / "t", data)
+    student = student_config(tmp_path / "s", data, tmp_path / "t" / "run" / "best")
+    setups = tmp_path / "setups.yaml"
+    entry = {"recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
+    setups.write_text(yaml.safe_dump({"grouped": {**entry, "student_groups": {"a": {"langs": ["en", "de"]}}}}))
+    argv = ["--setup", "grouped", "--setups-file", str(setups), "--output", str(tmp_path / "cv")]
+    assert trainer_script("crossval").main(argv) == 2
+    assert "setup grouped: th is scored but in no student group (a: en de)" in capsys.readouterr().err
+    assert not (tmp_path / "cv").exists()

@@ -30,8 +30,11 @@ import yaml
 from relkt import evaluate
 from relkt.analysis import mcnemar
 from relkt.config import StudentConfig, TeacherConfig, load_config
-from relkt.errors import ConfigError
+from relkt.config.student_groups import StudentGroup, group_of_language
+from relkt.data.selection import scored_source, train_source
+from relkt.errors import ConfigError, DataError
 from relkt.io import atomic_write_json, atomic_write_npz, atomic_write_text
+from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
 
 MODELS = ("zero_shot", "teacher", "student")
 
@@ -65,6 +68,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="override for both stages (e.g. data.split_seed=1)",
     )
+    p.add_argument(
+        "--teacher-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override for the teacher alone (e.g. mining.online_epochs=1)",
+    )
+    p.add_argument(
+        "--student-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override for the student(s) alone (e.g. distill.epochs=2)",
+    )
+    p.add_argument(
+        "--setups-file",
+        default=None,
+        help="the setups file --setup reads (default: configs/setups.yaml; its configs are relative to its folder)",
+    )
     p.add_argument("--smoke", action="store_true", help="shrink both stages (each trainer's --smoke)")
     p.add_argument(
         "--max-length",
@@ -79,8 +101,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from setups import SETUPS_FILE, get_setup  # deferred: the sibling script, on the path just above
 
+        setups_file = Path(args.setups_file) if args.setups_file else SETUPS_FILE
         try:
-            setup = get_setup(args.setup)
+            setup = get_setup(args.setup, setups_file)
         except ConfigError as e:
             p.error(str(e))
         if setup.recipe != "crossval":
@@ -88,8 +111,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                 f"--setup {args.setup}: a {setup.recipe} setup, not crossval (bash trainers/reproduce.sh {args.setup})"
             )
         args.folds = args.folds or setup.folds
-        args.teacher_config = args.teacher_config or str(SETUPS_FILE.parent / setup.teacher)
-        args.student_config = args.student_config or str(SETUPS_FILE.parent / setup.student)
+        args.teacher_config = args.teacher_config or str(setups_file.parent / setup.teacher)
+        args.student_config = args.student_config or str(setups_file.parent / setup.student)
+        args.student_groups = setup.student_groups
+    else:
+        args.student_groups = ()
     if not (args.teacher_config and args.student_config):
         p.error("name --setup, or both --teacher-config and --student-config")
     args.folds = args.folds or 5
@@ -106,19 +132,20 @@ def fold_commands(args: argparse.Namespace, fold: int) -> tuple[list[str], list[
     """The trainers' argument lists for one fold, and the fold's folder."""
     out = Path(args.output) / f"fold{fold}"
     split = ["--set", f"data.folds={args.folds}", "--set", f"data.fold={fold}"]
-    common = [x for s in args.set for x in ("--set", s)] + split + (["--smoke"] if args.smoke else [])
-    teacher_cfg = load_config(TeacherConfig, args.teacher_config, args.set)
-    student_cfg = load_config(StudentConfig, args.student_config, args.set)
+    common = sets(args.set) + split + (["--smoke"] if args.smoke else [])
+    teacher_cfg = load_config(TeacherConfig, args.teacher_config, args.set + args.teacher_set)
+    student_cfg = load_config(StudentConfig, args.student_config, args.set + args.student_set)
     teacher_dir = str(out / "teacher")
 
     def pointed(spec: str) -> str:  # the student config's teacher path -> this fold's teacher
         return spec.replace(str(teacher_cfg.output_dir).rstrip("/"), teacher_dir) if spec else spec
 
-    teacher = ["--config", args.teacher_config, *common, "--set", f"output_dir={teacher_dir}"]
+    teacher = ["--config", args.teacher_config, *common, *sets(args.teacher_set), "--set", f"output_dir={teacher_dir}"]
     student = [
         "--config",
         args.student_config,
         *common,
+        *sets(args.student_set),
         "--set",
         f"output_dir={out / 'student'}",
         "--set",
@@ -132,6 +159,21 @@ def fold_commands(args: argparse.Namespace, fold: int) -> tuple[list[str], list[
             f"teacher config's output_dir {teacher_cfg.output_dir!r}; crossval cannot point it at each fold's teacher"
         )
     return teacher, student, out
+
+
+def sets(overrides: Sequence[str]) -> list[str]:
+    return [x for s in overrides for x in ("--set", s)]
+
+
+def group_commands(args: argparse.Namespace, student: list[str], out: Path) -> dict[str, list[str]]:
+    """Each student group's trainer arguments: the fold's student, made the group's (its languages, dev languages,
+    run folder OUTPUT/foldK/student_GROUP and settings; relkt.config.student_groups)."""
+    data = load_config(StudentConfig, args.student_config, args.set + args.student_set).data
+    held = train_source(data).languages()
+    return {
+        g.name: student + sets(g.overrides(data.source_lang, str(out / f"student_{g.name}"), held))
+        for g in args.student_groups
+    }
 
 
 def export_identity(spec: str) -> str | None:
@@ -171,44 +213,63 @@ def run_fold(args: argparse.Namespace, fold: int) -> None:
     t0 = time.perf_counter()
     if rc := train_teacher.main(teacher):
         raise SystemExit(rc)
-    if rc := train_student.main(student):
-        raise SystemExit(rc)
-    base = load_config(TeacherConfig, args.teacher_config, args.set).encoder.spec
+    groups = group_commands(args, student, out)
+    for argv in groups.values() or [student]:
+        if rc := train_student.main(argv):
+            raise SystemExit(rc)
+    base = load_config(TeacherConfig, args.teacher_config, args.set + args.teacher_set).encoder.spec
     run_config = out / "teacher" / "config.yaml"
     score(args, base, run_config, out / "zero_shot.json")
     score(args, rebuild_spec(base, out / "teacher" / "best"), run_config, out / "teacher.json")
-    score(args, rebuild_spec(base, out / "student" / "best"), out / "student" / "config.yaml", out / "student.json")
+    if not groups:
+        score(args, rebuild_spec(base, out / "student" / "best"), out / "student" / "config.yaml", out / "student.json")
+    for name in groups:
+        run = out / f"student_{name}"
+        score(args, rebuild_spec(base, run / "best"), run / "config.yaml", out / f"student_{name}.json")
+    if groups:
+        combine_groups(
+            args.student_groups, {name: out / f"student_{name}.json" for name in groups}, out / "student.json"
+        )
     print(f"fold {fold}: done in {time.perf_counter() - t0:.0f} s")
+
+
+def check_groups(args: argparse.Namespace) -> None:
+    """Before any training: every language scored is in one student group (relkt.config.student_groups)."""
+    if not args.student_groups:
+        return
+    data = load_config(TeacherConfig, args.teacher_config, args.set + args.teacher_set).data
+    scored = args.eval_langs.split(",") if args.eval_langs else scored_source(data, "test")[0].languages()
+    group_of_language(args.student_groups, scored, f"setup {args.setup}")
+
+
+def read_scores(path: Path) -> dict[str, np.ndarray]:
+    with np.load(evaluate.per_question_path(path)) as z:
+        return {k: z[k] for k in z.files}
+
+
+def combine_groups(groups: Sequence[StudentGroup], scored: dict[str, Path], output: Path) -> dict:
+    """One result for the group students: each language's questions as its own group's student scored them (every
+    group's student scored the whole pool; a scored language in no group is an error)."""
+    parts = {name: read_scores(path) for name, path in scored.items()}
+    langs = sorted(set().union(*(set(p["lang"].tolist()) for p in parts.values())))
+    owner = group_of_language(groups, langs, f"{output}: student_groups")
+    combined = scores_by_language(parts, owner, str(output))
+    results = summarise_scores(combined)
+    results["setup"] = {
+        "student_groups": {g.name: {"langs": list(g.langs), "settings": g.settings} for g in groups},
+        "combined_from": {name: str(path) for name, path in scored.items()},
+        "export": {name: json.loads(path.read_text()).get("setup", {}).get("export") for name, path in scored.items()},
+    }
+    atomic_write_npz(evaluate.per_question_path(output), **combined)
+    atomic_write_json(output, results)
+    return results
 
 
 def pool_results(paths: Sequence[Path], output: Path) -> dict:
     """Concatenate the folds' per-question scores and summarise them in relkt.evaluate's JSON layout (the means a
     per-question file holds: LAReQA mAP, XX->EN P@1 per unit; each fold's LAReQA pool is its own test articles)."""
-    parts = []
-    for path in paths:
-        with np.load(evaluate.per_question_path(path)) as z:
-            parts.append({k: z[k] for k in z.files})
-    keys = set.intersection(*(set(p) for p in parts))
-    pooled = {k: np.concatenate([p[k] for p in parts]) for k in sorted(keys)}
-    key = np.char.add(np.char.add(pooled["qas_id"].astype(str), "\x00"), pooled["lang"].astype(str))
-    if len(np.unique(key)) != len(key):
-        raise SystemExit(f"error: {output}: a question is scored in two folds; the folds overlap")
-    langs = sorted(set(pooled["lang"].tolist()))
-    results = {
-        "lareqa": {
-            "mAP": float(np.nanmean(pooled["AP"])),
-            "n_questions": int(len(key)),
-            "per_language": {lang: {"mAP": float(np.nanmean(pooled["AP"][pooled["lang"] == lang]))} for lang in langs},
-        }
-    }
-    for hits in sorted(k for k in keys if k.startswith("xx_en") and k.endswith("_hit1")):
-        results[hits[: -len("_hit1")]] = {
-            lang: {
-                "P@1": float(pooled[hits][pooled["lang"] == lang].mean()),
-                "n_questions": int((pooled["lang"] == lang).sum()),
-            }
-            for lang in langs
-        }
+    pooled = concatenate_scores([read_scores(path) for path in paths], str(output))
+    results = summarise_scores(pooled)
     results["setup"] = {"pooled_from": [str(p) for p in paths]}
     atomic_write_npz(evaluate.per_question_path(output), **pooled)
     atomic_write_json(output, results)
@@ -272,8 +333,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --folds must be >= 2, got {args.folds}", file=sys.stderr)
         return 2
     folds = range(args.folds) if args.only_folds is None else [int(x) for x in args.only_folds.split(",")]
-    for fold in folds:
-        run_fold(args, fold)
+    try:
+        check_groups(args)
+        for fold in folds:
+            run_fold(args, fold)
+    except (ConfigError, DataError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     out = Path(args.output)
     scored = [[out / f"fold{k}" / f"{m}.json" for k in range(args.folds)] for m in MODELS]
     if not all(p.exists() for paths in scored for p in paths):

@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from relkt.config import StudentConfig, TeacherConfig, load_config
+from relkt.config.student_groups import StudentGroup, read_student_groups
 from relkt.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +43,9 @@ class Setup:
     interpolate: bool = False  # pipeline: also score each student mixed with its teacher (relkt.interpolate)
     expected: str = ""  # pipeline: ranges the scores are checked against (trainers/check_expected.py)
     script: str = ""  # script: the recipe that runs it
+    # crossval: one student per group of languages from each fold's teacher, each language scored by its group's
+    # (relkt.config.student_groups); () = one student for every language
+    student_groups: tuple[StudentGroup, ...] = ()
 
     def configs(self) -> list[str]:
         return [c for c in dict.fromkeys((self.teacher, self.student, *self.more_students, *self.grow_students)) if c]
@@ -63,6 +67,7 @@ def load_setups(path: Path = SETUPS_FILE) -> dict[str, Setup]:
         if unknown:
             raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(fields))}")
         entry = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
+        entry["student_groups"] = read_student_groups(entry.get("student_groups"), where)
         setup = Setup(name=name, **{"about": "", "recipe": "", **entry})
         needs = {"pipeline": ("teacher", "student"), "crossval": ("teacher", "student", "folds"), "script": ("script",)}
         if setup.recipe not in RECIPES:

@@ -96,6 +96,9 @@ class EvalSection:
 
     every_steps: int = 100  # evaluate on dev every N training steps
     langs: list[str] = field(default_factory=list)  # [] = every language found
+    # The dev questions scored, among `langs` (their candidates stay every one of `langs`: XX->EN needs English's);
+    # [] = every language of `langs`. A student group's dev metric reads its own languages this way.
+    question_langs: list[str] = field(default_factory=list)
     primary_metric: str = "xx_en/en/P@1"  # any key relkt.evaluate reports, e.g. lareqa/mAP, xx_en/P@1
     max_questions: int = 0  # 0 = all dev questions
     batch_size: int = 128  # texts per encoding batch in dev evaluation
@@ -106,6 +109,9 @@ class EvalSection:
     xx_en_units: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
+        outside = [x for x in self.question_langs if self.langs and x not in self.langs]
+        if outside:
+            raise ConfigError(f"eval.question_langs: {', '.join(outside)} not in eval.langs {self.langs}")
         bad = [u for u in self.xx_en_units if u not in XX_EN_UNITS]
         if bad:
             raise ConfigError(f"eval.xx_en_units: {bad} are not units; valid: {', '.join(XX_EN_UNITS)}")

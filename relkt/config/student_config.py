@@ -58,7 +58,9 @@ class DistillSection:
     beta: float = 0.001  # weight of ||T(q_en) - S(q_x)||^2
     lam: float = 1.0  # lambda, weight of ||T(d) - S(d)||^2
     omega: float = 0.01  # weight of ||T(d) - S(q_x)||^2
-    distance: Literal["squared_l2", "cosine"] = "squared_l2"  # of each term: squared L2 (the paper) or 1 - cos
+    # of each term: squared L2 (the paper's Eq. 2), that averaged over the dimensions (mean_squared: Keras's MSE, the
+    # reference code's), or 1 - cos
+    distance: Literal["squared_l2", "mean_squared", "cosine"] = "squared_l2"
     # which loss terms train: '+'-joined names of relkt.losses.loss_terms (q, q+d, q+d+dq: the paper's Table 6)
     objective: str = "q+d+dq"
     # weights of loss terms beyond the paper's three, by the weight key their table entry names (e.g. {keep_en: 1})

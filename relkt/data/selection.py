@@ -116,8 +116,11 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
 
 
 def dev_pool(config: Any) -> LareqaPool:
-    """The dev split a run evaluates on: `eval.langs`, passages for a passage teacher, `eval.max_questions`."""
+    """The dev split a run evaluates on: `eval.langs` (the questions of `eval.question_langs` alone, when set),
+    passages for a passage teacher, `eval.max_questions`."""
     pool = load_split(config.data, "dev", langs=config.eval.langs or None)
+    if config.eval.question_langs:
+        pool = pool.subset(question_langs=config.eval.question_langs)
     if getattr(config.data, "answer_unit", "sentence") == "passage":
         pool = pool.to_passages()
     return sample_questions(pool, config.eval.max_questions, config.seed)

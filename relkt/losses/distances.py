@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keras
 
-DISTANCES = ("cosine", "squared_l2")
+DISTANCES = ("cosine", "squared_l2", "mean_squared")
 
 
 def check_distance(distance: str) -> str:
@@ -14,12 +14,15 @@ def check_distance(distance: str) -> str:
 
 
 def row_distance(x, y, distance: str = "cosine"):
-    """d(x_i, y_i) per row: `1 - cos(x_i, y_i)` or `||x_i - y_i||^2` (summed over the embedding axis)."""
+    """d(x_i, y_i) per row: `1 - cos(x_i, y_i)`, `||x_i - y_i||^2` (summed over the embedding axis), or that
+    averaged over the axis (`mean_squared`: Keras's MSE, what the CL-ReLKT reference code's student loss uses)."""
     check_distance(distance)
     x = keras.ops.cast(x, "float32")
     y = keras.ops.cast(y, "float32")
     if distance == "squared_l2":
         return keras.ops.sum(keras.ops.square(x - y), axis=-1)
+    if distance == "mean_squared":
+        return keras.ops.mean(keras.ops.square(x - y), axis=-1)
     norms = keras.ops.norm(x, axis=-1) * keras.ops.norm(y, axis=-1)
     return 1.0 - keras.ops.sum(x * y, axis=-1) / keras.ops.maximum(norms, 1e-12)
 

@@ -18,7 +18,7 @@ def test_every_key_has_a_type_default_and_meaning(cls):
     assert not [key for key, _, _, meaning in rows if not meaning], "keys without a comment in relkt/config/"
     by_key = {key: (kind, default) for key, kind, default, _ in rows}
     assert by_key["distill.distance" if cls is StudentConfig else "mining.pick"][0] in (
-        "squared_l2 | cosine",
+        "squared_l2 | mean_squared | cosine",
         "random | hardest",
     )
     assert by_key["schedule.learning_rate"][1] == (

@@ -2,7 +2,7 @@ import keras
 import numpy as np
 import pytest
 
-from relkt.losses import DistillationLoss, TripletLoss, distillation_loss, triplet_loss
+from relkt.losses import DistillationLoss, TripletLoss, distillation_loss, row_distance, triplet_loss
 
 
 def unit(*rows):
@@ -22,6 +22,14 @@ def test_triplet_loss_by_hand():
     # The Loss class takes (batch, 3, dim) and averages over the batch: (0.1 + 0) / 2.
     y = np.stack([a, p, n], axis=1)
     assert float(TripletLoss(margin=0.6)(np.zeros(2), y)) == pytest.approx(0.05, abs=1e-6)
+
+
+def test_mean_squared_is_keras_mse_the_squared_l2_over_the_dimensions():
+    # [3, 0, 0, 0] vs [1, 0, 0, 2]: squared L2 4 + 0 + 0 + 4 = 8; over 4 dimensions: 2 (keras.losses.MSE's value).
+    x, y = np.array([[3, 0, 0, 0]], np.float32), np.array([[1, 0, 0, 2]], np.float32)
+    np.testing.assert_allclose(row_distance(x, y, "squared_l2"), [8.0])
+    np.testing.assert_allclose(row_distance(x, y, "mean_squared"), [2.0])
+    np.testing.assert_allclose(row_distance(x, y, "mean_squared"), keras.losses.MeanSquaredError(reduction=None)(x, y))
 
 
 def test_distillation_reduction_sum_over_embedding_mean_over_batch():
