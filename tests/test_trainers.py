@@ -405,3 +405,32 @@ def test_crossval_refuses_a_scored_language_in_no_group_before_training(tmp_path
     assert trainer_script("crossval").main(argv) == 2
     assert "setup grouped: th is scored but in no student group (a: en de)" in capsys.readouterr().err
     assert not (tmp_path / "cv").exists()
+
+
+def test_group_students_trains_each_group_from_one_teacher_and_combines_their_scores(tmp_path, capsys):
+    """The paper protocol's path (trainers/group_students.py): no folds, one teacher, a student a group, each scored on
+    the test split; student.json holds each language from its group's student; rerun, every run and score is kept."""
+    import numpy as np
+
+    from relkt import train_teacher
+    from tests.helpers.data import make_synthetic_lareqa
+
+    data = make_synthetic_lareqa(tmp_path / "synthetic", n_articles=12, langs=("en", "de", "th"))
+    teacher = tiny_config(tmp_path / "t", data, **{"mining.online_epochs": 0, "eval.every_steps": 50})
+    assert train_teacher.main(["--config", str(teacher)]) == 0
+    changes = {"distill.epochs": 1, "eval.primary_metric": "xx_en/P@1"}
+    student = student_config(tmp_path / "s", data, tmp_path / "t" / "run" / "best", **changes)
+    setups = tmp_path / "setups.yaml"
+    groups = {"a": {"langs": ["en", "de"]}, "b": {"langs": ["th"], "set": {"distill.gamma": 1.0}}}
+    entry = {"recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
+    setups.write_text(yaml.safe_dump({"grouped": {**entry, "student_groups": groups}}))
+    out = tmp_path / "students"
+    argv = ["--setup", "grouped", "--setups-file", str(setups), "--output", str(out)]
+    assert trainer_script("group_students").main(argv) == 0
+    assert yaml.safe_load((out / "student_b" / "config.yaml").read_text())["distill"]["gamma"] == 1.0
+    with np.load(out / "student.per_question.npz") as z, np.load(out / "student_b.per_question.npz") as b:
+        np.testing.assert_array_equal(z["AP"][z["lang"] == "th"], b["AP"][b["lang"] == "th"])
+        assert sorted(set(z["lang"].tolist())) == ["de", "en", "th"]
+    capsys.readouterr()
+    assert trainer_script("group_students").main(argv) == 0
+    assert f"kept {out / 'student_a.json'}" in capsys.readouterr().out
