@@ -6,9 +6,10 @@
 
 Per language and encoder: how the tokenizer reads it (unknown pieces, pieces per word, the scripts it cannot read),
 translation retrieval on the held-out pairs (the slice `data.corpus_dev_pairs` keeps out of a student's training),
-both directions, and, where `--questions-dir` has the language, XOR-TyDi question retrieval (each question against
-the English translations of every question in the file, and back). With two or more encoders, each one's difference
-from the first with McNemar's p; with `--test-dir`, the XQuAD-R figures of every language (did the student forget?).
+both directions, and, where `--questions-dir` has the language, XOR-TyDi question retrieval (each question not marked
+`split = train` against the English translations of every such question in the file, and back). With two or more
+encoders, each one's difference from the first with McNemar's p; with `--test-dir`, the XQuAD-R figures of every
+language (did the student forget?).
 Writes OUTPUT/report.md, OUTPUT/report.json, OUTPUT/per_item.npz (every item's hit, from which the tables are
 recomputed) and OUTPUT/coverage.png.
 """
@@ -116,8 +117,9 @@ def read_items(args: argparse.Namespace) -> tuple[list[str], dict[str, dict[str,
     }
     if args.questions_dir:
         asked = pair_languages(args.questions_dir)
+        # The rows not marked `split = train` (all rows of a file without the column): what no student may train on
         items["questions"] = {
-            lang: read_pairs(args.questions_dir, lang, max_bad_share=0.0) for lang in langs if lang in asked
+            lang: read_pairs(args.questions_dir, lang, max_bad_share=0.0).held_out() for lang in langs if lang in asked
         }
         if not items["questions"]:
             raise DataError(
@@ -215,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
             "pairs_dir": args.pairs_dir,
             "dev_pairs": args.dev_pairs,
             "questions_dir": args.questions_dir,
+            "questions_scored": {lang: len(q) for lang, q in items.get("questions", {}).items()},  # not `train` rows
             "test_dir": args.test_dir,
             "learned": [x for x in args.learned.split(",") if x],
         },

@@ -26,7 +26,8 @@ def make_files(tmp_path):
         "source\ten\txx\n" + "".join(f"t\tA {w}.\tএকটি {w}।\n" for w in WORDS), encoding="utf-8"
     )
     (questions / "fi.tsv").write_text(
-        "id\tsplit\txx\ten\n" + "".join(f"{i}\ttrain\tMissä {w} on?\tWhere is the {w}?\n" for i, w in enumerate(WORDS)),
+        "id\tsplit\txx\ten\n"  # the first 4 marked train: scored are the other 8
+        + "".join(f"{i}\t{'train' if i < 4 else ''}\tMissä {w} on?\tWhere is the {w}?\n" for i, w in enumerate(WORDS)),
         encoding="utf-8",
     )
     return pairs, questions
@@ -67,7 +68,7 @@ def test_report_numbers_are_recomputed_from_per_item_hits(tmp_path, tiny_data):
     report = json.loads((out / "report.json").read_text())
     items = np.load(out / "per_item.npz")
     for name in ("zero-shot", "student", "bert"):
-        for lang, task, n in (("fi", "pairs", 8), ("bn", "pairs", 8), ("fi", "questions", 12)):
+        for lang, task, n in (("fi", "pairs", 8), ("bn", "pairs", 8), ("fi", "questions", 8)):
             for d in ("xx>en", "en>xx"):
                 hit = items[f"{name}|{task}/{lang}/{d}"]
                 assert len(hit) == n
@@ -77,6 +78,7 @@ def test_report_numbers_are_recomputed_from_per_item_hits(tmp_path, tiny_data):
                 items[f"{name}|test/{lang}"].mean()
             )
     assert "questions" not in report["figures"]["student"]["bn"]  # no bn question file: not measured, not zero
+    assert report["setup"]["questions_scored"] == {"fi": 8}
     for later in ("student", "bert"):
         for key in ("pairs/fi/xx>en", "questions/fi/en>xx", "test/de"):
             a, b = items[f"zero-shot|{key}"], items[f"{later}|{key}"]

@@ -31,7 +31,8 @@ class StudentDataSection(PoolSection):
     # with its source-language answer, beside whatever pairs `parallel` and corpus_dir give them ([] = none).
     translate_langs: list[str] = field(default_factory=list)
     # General parallel text beside the QA pairs: a folder of {lang}.tsv files (source, en, xx), e.g.
-    # ../shared/data/parallel. A pair teaches the question side only (beta, and the ranking term with contrast).
+    # ../shared/data/parallel. A pair teaches the question side only (beta, and the ranking term with contrast). A
+    # question file (id, split, xx, en: ../shared/data/xor-questions) trains on its `split = train` rows alone.
     corpus_dir: str = ""  # "" = none
     corpus_langs: list[str] = field(default_factory=list)  # [] = every student language with a file in corpus_dir
     corpus_pairs_per_lang: int = 2000  # training pairs drawn (seeded) per language; 0 = all of them

@@ -17,6 +17,9 @@ HEADER = ("source", "en", "xx")
 # The column sets a pair file may have (its header names them, in any order): parallel/ and names/ files, and
 # xor-questions/ files (XOR-TyDi questions with their English translations).
 HEADERS = (HEADER, ("id", "split", "xx", "en"))
+# A question file's `split` cell: empty (an evaluation question) or a comma-joined list of these (the question's
+# record in the source data set; one text can match several). A row marked `train` is the only kind that trains.
+SPLITS = ("train", "dev")
 
 
 def pair_file(folder: str | Path, lang: str) -> Path:
@@ -41,24 +44,61 @@ class ParallelCorpus:
     xx: list[str] = field(default_factory=list)
     source: list[str] = field(default_factory=list)
     bad_rows: list[str] = field(default_factory=list)  # "FILE:LINE: reason", one per skipped row
+    # A question file's `split` cells (None: a file without that column, every row alike) and each row's line
+    splits: list[str] | None = None
+    lines: list[int] = field(default_factory=list)
+    path: str = ""
 
     def __len__(self) -> int:
         return len(self.en)
 
+    def _rows(self, idx: list[int]) -> ParallelCorpus:
+        pick = lambda column: [column[i] for i in idx]  # noqa: E731
+        splits = None if self.splits is None else pick(self.splits)
+        lines = pick(self.lines) if self.lines else []
+        return ParallelCorpus(self.lang, pick(self.en), pick(self.xx), pick(self.source), [], splits, lines, self.path)
+
+    def marked_train(self) -> list[bool]:
+        """Per row: may it train? Every row of a file without a `split` column; else the rows marked `train`."""
+        if self.splits is None:
+            return [True] * len(self)
+        return ["train" in s.split(",") for s in self.splits]
+
+    def held_out(self) -> ParallelCorpus:
+        """The rows a scorer reads: those not marked `train` (every row of a file without a `split` column), the same
+        rows for every encoder scored."""
+        return self._rows([i for i, train in enumerate(self.marked_train()) if not train or self.splits is None])
+
     def split(self, dev_pairs: int) -> tuple[ParallelCorpus, ParallelCorpus]:
         """(train, dev): `dev_pairs` pairs held out, chosen by a hash of their text, so the slice does not depend on
-        the file's order or on which other pairs it holds, and a resumed or repeated run holds out the same pairs."""
-        order = sorted(range(len(self)), key=lambda i: hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest())
-        dev = set(order[:dev_pairs])
-        parts = []
-        for keep in (lambda i: i not in dev, lambda i: i in dev):
-            idx = [i for i in range(len(self)) if keep(i)]
-            parts.append(
-                ParallelCorpus(
-                    self.lang, [self.en[i] for i in idx], [self.xx[i] for i in idx], [self.source[i] for i in idx]
+        the file's order or on which other pairs it holds, and a resumed or repeated run holds out the same pairs. A
+        question file trains on its `train` rows alone and draws dev from the others; a training row that shares its
+        question text or id with one of those is refused, naming both lines."""
+
+        def digest(i: int) -> bytes:
+            return hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest()
+
+        if self.splits is None:
+            order = sorted(range(len(self)), key=digest)
+            dev = set(order[:dev_pairs])
+            return self._rows([i for i in range(len(self)) if i not in dev]), self._rows(sorted(dev))
+        marked = self.marked_train()
+        train = [i for i in range(len(self)) if marked[i]]
+        held = [i for i in range(len(self)) if not marked[i]]
+        self._refuse_overlap(train, held)
+        return self._rows(train), self._rows(sorted(sorted(held, key=digest)[:dev_pairs]))
+
+    def _refuse_overlap(self, train: list[int], held: list[int]) -> None:
+        text = {self.xx[i]: i for i in held}
+        ids = {x: i for i in held for x in self.source[i].split(",") if x}
+        for i in train:
+            j = text.get(self.xx[i])
+            j = j if j is not None else next((ids[x] for x in self.source[i].split(",") if x in ids), None)
+            if j is not None:
+                raise DataError(
+                    f"{self.path}:{self.lines[i]}: a `train` row shares its question or id with line {self.lines[j]}, "
+                    "which is held out for scoring; mark one split or drop a line"
                 )
-            )
-        return parts[0], parts[1]
 
 
 def read_pairs(folder: str | Path, lang: str, max_bad_share: float = 0.01) -> ParallelCorpus:
@@ -80,7 +120,8 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such parallel corpus file (expected {lang}.tsv with columns {', '.join(HEADER)})")
-    corpus, seen, rows, width, names, at = ParallelCorpus(lang), set(), 0, len(HEADER), HEADER, {}
+    corpus, seen, rows, width, names, at = ParallelCorpus(lang, path=str(path)), set(), 0, len(HEADER), HEADER, {}
+    id_line: dict[str, tuple[int, str]] = {}
     with open(path, "rb") as f:
         for number, raw in enumerate(f, start=1):
             try:
@@ -98,6 +139,7 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
                         f"{' or '.join(', '.join(h) for h in HEADERS)} (tab-separated)"
                     )
                 width, at = len(names), {name: k for k, name in enumerate(names)}
+                corpus.splits = [] if "split" in at else None
                 continue
             if not line.strip():
                 continue
@@ -110,12 +152,26 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
             if not en or not xx:
                 corpus.bad_rows.append(f"{path}:{number}: empty {'en' if not en else 'xx'} side")
                 continue
+            if corpus.splits is not None:
+                split = cells[at["split"]]
+                if split and not set(split.split(",")) <= set(SPLITS):
+                    raise DataError(
+                        f"{path}:{number}: split {split!r}; expected empty (an evaluation question) or a comma-joined "
+                        f"list of {', '.join(SPLITS)}"
+                    )
+                for x in (x for x in source.split(",") if x):  # one id, one question (translated more than once)
+                    first, text = id_line.setdefault(x, (number, xx))
+                    if text != xx:
+                        raise DataError(f"{path}:{number}: id {x} repeats line {first}'s, for another question")
             if (en, xx) in seen:
                 continue
             seen.add((en, xx))
             corpus.en.append(en)
             corpus.xx.append(xx)
             corpus.source.append(source)
+            corpus.lines.append(number)
+            if corpus.splits is not None:
+                corpus.splits.append(split)
     if corpus.bad_rows and max_bad_share == 0:  # strict: every row is an item a measurement counts
         more = f" (and {len(corpus.bad_rows) - 1} more bad rows)" if len(corpus.bad_rows) > 1 else ""
         raise DataError(f"{corpus.bad_rows[0]}{more}; fix or remove the line")

@@ -76,3 +76,46 @@ def test_question_pairs_read_by_their_header_columns(tmp_path):
         read_pairs(tmp_path, "bn")
     with pytest.raises(DataError, match="not a folder"):
         pair_languages(tmp_path / "fi.tsv")
+
+
+def write_questions(tmp_path, rows: str):
+    (tmp_path / "fi.tsv").write_text("id\tsplit\txx\ten\n" + rows, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_question_file_trains_on_its_train_rows_and_scores_the_others(tmp_path):
+    # Lines 2-3 train; 4 is an evaluation question; 5 is dev only (not train: scored); 6 is one train question
+    # translated twice (same id, same text: kept, and it trains).
+    folder = write_questions(
+        tmp_path,
+        "a\ttrain\tMissä kissa on?\tWhere is the cat?\n"
+        "b,c\tdev,train\tKuka sen teki?\tWho did it?\n"
+        "\t\tMikä päivä on?\tWhat day is it?\n"
+        "d\tdev\tMissä koira on?\tWhere is the dog?\n"
+        "a\ttrain\tMissä kissa on?\tWhere's the cat?\n",
+    )
+    corpus = read_pairs(folder, "fi")
+    assert corpus.held_out().xx == ["Mikä päivä on?", "Missä koira on?"]
+    train, dev = corpus.split(1)
+    assert train.en == ["Where is the cat?", "Who did it?", "Where's the cat?"]
+    assert len(dev) == 1 and dev.xx[0] in corpus.held_out().xx
+    assert train.lines == [2, 3, 6]
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ("a\ttest\tMissä?\tWhere?\n", r"fi\.tsv:2: split 'test'; expected empty .* train, dev"),
+        ("a\ttrain\tMissä?\tWhere?\nb\t\tKuka?\tWho?\na\ttrain\tMikä?\tWhat?\n", r"fi\.tsv:4: id a repeats line 2's"),
+    ],
+)
+def test_a_bad_split_or_a_repeated_id_is_one_clear_error(tmp_path, rows, message):
+    with pytest.raises(DataError, match=message):
+        read_pairs(write_questions(tmp_path, rows), "fi")
+
+
+def test_a_train_row_that_shares_its_question_with_a_held_out_row_is_refused(tmp_path):
+    folder = write_questions(tmp_path, "a\ttrain\tMissä?\tWhere?\n\t\tKuka?\tWho?\n\t\tMissä?\tWhere is it?\n")
+    corpus = read_pairs(folder, "fi")
+    with pytest.raises(DataError, match=r"fi\.tsv:2: a `train` row shares its question or id with line 4"):
+        corpus.split(1)
