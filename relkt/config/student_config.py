@@ -30,6 +30,13 @@ class StudentDataSection(PoolSection):
     # Languages that also get the paper's kind of pair: the source questions machine-translated by `translator`, each
     # with its source-language answer, beside whatever pairs `parallel` and corpus_dir give them ([] = none).
     translate_langs: list[str] = field(default_factory=list)
+    # Languages that also get code-switched pairs: the source questions with a share of their words and names
+    # replaced from the dictionary folder `code_switch_dir` (relkt.data.code_switch), each with its source-language
+    # answer, beside whatever other pairs they get ([] = none).
+    code_switch_langs: list[str] = field(default_factory=list)
+    code_switch_dir: str = ""  # a folder of {lang}.tsv dictionaries (source, en, xx), e.g. ../shared/data/names
+    code_switch_sources: list[str] = field(default_factory=list)  # its rows' `source` values used; [] = all
+    code_switch_ratio: float = 0.5  # the chance that a word or name with a dictionary entry is switched
     # General parallel text beside the QA pairs: a folder of {lang}.tsv files (source, en, xx), e.g.
     # ../shared/data/parallel. A pair teaches the question side only (beta, and the ranking term with contrast). A
     # question file (id, split, xx, en: ../shared/data/xor-questions) trains on its `split = train` rows alone.
@@ -44,6 +51,12 @@ class StudentDataSection(PoolSection):
             raise ConfigError(
                 f"data.translate_langs: {self.source_lang} is the source language; it needs no translation"
             )
+        if self.code_switch_langs and not self.code_switch_dir:
+            raise ConfigError("data.code_switch_langs needs data.code_switch_dir, a folder of {lang}.tsv dictionaries")
+        if self.source_lang in self.code_switch_langs:
+            raise ConfigError(f"data.code_switch_langs: {self.source_lang} is the source language")
+        if not 0 < self.code_switch_ratio <= 1:
+            raise ConfigError(f"data.code_switch_ratio must be in (0, 1], got {self.code_switch_ratio}")
         if self.corpus_pairs_per_lang < 0 or self.corpus_dev_pairs < 0:
             raise ConfigError(
                 f"data.corpus_pairs_per_lang and data.corpus_dev_pairs must be >= 0, got "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from relkt.data.code_switch import CodeSwitcher
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import ParallelCorpus, pair_languages, read_pairs
 from relkt.data.translate import TRANSLATORS, CachedTranslator
@@ -109,11 +110,12 @@ def parallel_from_translation(
 
 
 def student_examples(
-    pool: LareqaPool, langs: Sequence[str], data, document: str, output_dir: str | Path
+    pool: LareqaPool, langs: Sequence[str], data, document: str, output_dir: str | Path, seed: int = 0
 ) -> ParallelExamples:
     """The student's parallel examples as its config's `data` section asks: the dataset's human-translated
     questions (`parallel: dataset`), or machine translations cached in `data.translation_cache` (default
-    OUTPUT_DIR/translations.json), plus machine translations into `data.translate_langs`."""
+    OUTPUT_DIR/translations.json), plus machine translations into `data.translate_langs` and code-switched source
+    questions in `data.code_switch_langs` (switched at `seed`)."""
     cache = Path(data.translation_cache) if data.translation_cache else Path(output_dir) / "translations.json"
     if data.parallel == "dataset":
         examples = parallel_from_pool(pool, langs, data.source_lang, document, data.with_context)
@@ -124,6 +126,11 @@ def student_examples(
         translator = CachedTranslator(TRANSLATORS[data.translator](), cache)
         examples.extend(
             parallel_from_translation(pool, data.translate_langs, translator, data.source_lang, data.with_context)
+        )
+    if data.code_switch_langs:  # question-shaped pairs without a translator
+        switcher = CodeSwitcher(data.code_switch_dir, data.code_switch_ratio, seed, data.code_switch_sources)
+        examples.extend(
+            parallel_from_translation(pool, data.code_switch_langs, switcher, data.source_lang, data.with_context)
         )
     if not len(examples):
         raise DataError(f"no parallel examples for languages {list(langs)} (data.student_langs)")

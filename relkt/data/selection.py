@@ -92,7 +92,7 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
     pairs_only = [x for x in langs if x not in qa_langs]
     if pairs_only:
         have = pair_languages(data.corpus_dir) if data.corpus_dir else []
-        missing = [x for x in pairs_only if x not in have]
+        missing = [x for x in pairs_only if x not in have and x not in data.code_switch_langs]
         if missing:
             where = (
                 f"nor pairs in data.corpus_dir ({data.corpus_dir})"

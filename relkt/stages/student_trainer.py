@@ -51,7 +51,7 @@ class StudentTrainer(Stage):
         out.mkdir(parents=True, exist_ok=True)
         self.strategy, self.chief = start_run(c)
         pool, qa_langs, langs, self.language_texts = student_pool(c.data, c.seed)
-        self.examples = student_examples(pool, qa_langs, c.data, c.distill.document, out)
+        self.examples = student_examples(pool, qa_langs, c.data, c.distill.document, out, c.seed)
         self.corpus_dev = {}
         if c.data.corpus_dir:  # general parallel text: question-side pairs, and a held-out slice for dev
             corpus, self.corpus_dev = corpus_examples(c.data, langs, c.seed)

@@ -104,3 +104,28 @@ def test_apertium_translates_english_to_spanish_for_real_and_caches(tmp_path):
     assert out[0].endswith("río?") and "libro" in out[1]  # real Spanish from the rule-based engine
     cached.backend = None  # a second call is served from the cache, without the engine
     assert CachedTranslator(None, tmp_path / "cache.json").translate(["Who wrote the book?"], "en", "es") == [out[1]]
+
+
+def test_a_student_gets_code_switched_questions_in_a_language_it_has_no_data_for(tmp_path):
+    """data.code_switch_langs: every English training question, switched from the dictionary, paired with its
+    English question and answer; a language with neither QA data nor pairs is then a student language."""
+    from relkt.config import StudentConfig, load_config
+    from relkt.data.parallel import student_examples
+    from relkt.data.selection import student_pool
+    from tests.helpers.data import SYNTH_WORDS, make_synthetic_lareqa
+
+    data = make_synthetic_lareqa(tmp_path / "synthetic", n_articles=6, langs=("en", "de"))
+    names = tmp_path / "names"
+    names.mkdir()
+    (names / "fi.tsv").write_text("source\ten\txx\n" + "".join(f"d\t{w}\t{w}-fi\n" for w in SYNTH_WORDS))
+    sets = [f"data.data_dir={data}", "data.student_langs=[fi]", "data.code_switch_langs=[fi]"]
+    sets += [f"data.code_switch_dir={names}", "data.code_switch_ratio=1.0"]
+    config = load_config(StudentConfig, None, sets)
+    pool, qa_langs, langs, _ = student_pool(config.data, 0)
+    examples = student_examples(pool, qa_langs, config.data, "en", tmp_path, seed=0)
+    fi = [i for i, lang in enumerate(examples.lang) if lang == "fi"]
+    english = [q.text for q in pool.questions if q.lang == "en"]
+    assert langs == ["fi"] and len(fi) == len(english) > 0
+    for i in fi:  # each synthetic question is 3 dictionary words and "?": all switched at ratio 1
+        assert examples.q_target[i] == " ".join(f"{w}-fi" for w in examples.q_source[i].rstrip("?").split()) + "?"
+        assert examples.d_student[i] == examples.d_teacher[i] != ""
