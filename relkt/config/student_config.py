@@ -44,6 +44,11 @@ class StudentDataSection(PoolSection):
     corpus_langs: list[str] = field(default_factory=list)  # [] = every student language with a file in corpus_dir
     corpus_pairs_per_lang: int = 2000  # training pairs drawn (seeded) per language; 0 = all of them
     corpus_dev_pairs: int = 500  # pairs per language held out (by a hash of their text) for the corpus dev metric
+    # More pair folders beside corpus_dir, each with its own share: folder -> training pairs drawn per student
+    # language with a file there (0 = all), e.g. {../shared/data/xor-questions: 0}. A question file gives its
+    # `split = train` rows alone; its other rows are for scoring only, and a training pair from any folder that holds
+    # one of their questions is refused at start. No dev slice is drawn from these folders.
+    more_pairs: dict[str, int] = field(default_factory=dict)
 
     def validate(self) -> None:
         super().validate()
@@ -57,6 +62,9 @@ class StudentDataSection(PoolSection):
             raise ConfigError(f"data.code_switch_langs: {self.source_lang} is the source language")
         if not 0 < self.code_switch_ratio <= 1:
             raise ConfigError(f"data.code_switch_ratio must be in (0, 1], got {self.code_switch_ratio}")
+        for folder, share in self.more_pairs.items():
+            if not isinstance(share, int) or share < 0:
+                raise ConfigError(f"data.more_pairs.{folder}: pairs per language, an integer >= 0, got {share!r}")
         if self.corpus_pairs_per_lang < 0 or self.corpus_dev_pairs < 0:
             raise ConfigError(
                 f"data.corpus_pairs_per_lang and data.corpus_dev_pairs must be >= 0, got "

@@ -141,18 +141,40 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
     """Pairs of general parallel text as document-less examples (q_source = en, q_target = xx, no document), up to
     `data.corpus_pairs_per_lang` per language drawn with the seed, and each language's held-out slice
     (`data.corpus_dev_pairs`) for the dev metric. Languages: `data.corpus_langs`, or every one of `langs` except the
-    source language that has a `{lang}.tsv` in `data.corpus_dir`."""
-    try:
-        have = pair_languages(data.corpus_dir)
-    except DataError as e:
-        raise DataError(f"data.corpus_dir: {e}") from None
-    wanted = data.corpus_langs or [x for x in langs if x != data.source_lang and x in have]
-    out, dev = ParallelExamples(), {}
-    for lang in wanted:
-        train, dev[lang] = read_pairs(data.corpus_dir, lang).split(data.corpus_dev_pairs)
-        order = np.random.default_rng([seed, 11, sum(lang.encode())]).permutation(len(train))
-        if data.corpus_pairs_per_lang:
-            order = order[: data.corpus_pairs_per_lang]
-        for i in sorted(order):
-            out.append(train.en[i], train.xx[i], "", "", lang, f"corpus:{lang}:{i}")
+    source language that has a `{lang}.tsv` in `data.corpus_dir`. Then each folder of `data.more_pairs` adds its
+    share; no training pair may hold a question a question file keeps for scoring (refused, naming the first)."""
+    out, dev, held = ParallelExamples(), {}, {}
+    folders = ([(data.corpus_dir, data.corpus_pairs_per_lang, "corpus_dir")] if data.corpus_dir else []) + [
+        (folder, share, f"more_pairs.{folder}") for folder, share in data.more_pairs.items()
+    ]
+    for folder, share, key in folders:
+        try:
+            have = pair_languages(folder)
+        except DataError as e:
+            raise DataError(f"data.{key}: {e}") from None
+        if key == "corpus_dir":
+            wanted = data.corpus_langs or [x for x in langs if x != data.source_lang and x in have]
+        else:
+            wanted = [x for x in langs if x != data.source_lang and x in have]
+        for lang in wanted:
+            pairs = read_pairs(folder, lang)
+            if pairs.splits is not None:
+                held.setdefault(lang, {}).update(
+                    {x: f"{pairs.path}:{n}" for x, n in zip(pairs.held_out().xx, pairs.held_out().lines)}
+                )
+            train, lang_dev = pairs.split(data.corpus_dev_pairs if key == "corpus_dir" else 0)
+            if key == "corpus_dir":
+                dev[lang] = lang_dev
+            order = np.random.default_rng([seed, 11, sum(lang.encode())]).permutation(len(train))
+            if share:
+                order = order[:share]
+            tag = "corpus" if key == "corpus_dir" else f"pairs:{Path(folder).name}"
+            for i in sorted(order):
+                out.append(train.en[i], train.xx[i], "", "", lang, f"{tag}:{lang}:{i}")
+    for q, lang in zip(out.q_target, out.lang):
+        if q in held.get(lang, {}):
+            raise DataError(
+                f"a training pair ({lang}) holds {q!r}, a question kept for scoring at {held[lang][q]}: drop it from "
+                "the training folders, or mark that row `train`"
+            )
     return out, dev

@@ -72,21 +72,18 @@ class ParallelCorpus:
     def split(self, dev_pairs: int) -> tuple[ParallelCorpus, ParallelCorpus]:
         """(train, dev): `dev_pairs` pairs held out, chosen by a hash of their text, so the slice does not depend on
         the file's order or on which other pairs it holds, and a resumed or repeated run holds out the same pairs. A
-        question file trains on its `train` rows alone and draws dev from the others; a training row that shares its
-        question text or id with one of those is refused, naming both lines."""
-
-        def digest(i: int) -> bytes:
-            return hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest()
-
-        if self.splits is None:
-            order = sorted(range(len(self)), key=digest)
-            dev = set(order[:dev_pairs])
-            return self._rows([i for i in range(len(self)) if i not in dev]), self._rows(sorted(dev))
+        question file's rows not marked `train` are for scoring only (`held_out`): both parts come from its `train`
+        rows, and a `train` row that shares its question text or id with one of the others is refused, naming both
+        lines."""
         marked = self.marked_train()
-        train = [i for i in range(len(self)) if marked[i]]
-        held = [i for i in range(len(self)) if not marked[i]]
-        self._refuse_overlap(train, held)
-        return self._rows(train), self._rows(sorted(sorted(held, key=digest)[:dev_pairs]))
+        if self.splits is not None:
+            self._refuse_overlap(
+                [i for i in range(len(self)) if marked[i]], [i for i in range(len(self)) if not marked[i]]
+            )
+        rows = [i for i in range(len(self)) if marked[i]]
+        order = sorted(rows, key=lambda i: hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest())
+        dev = set(order[:dev_pairs])
+        return self._rows([i for i in rows if i not in dev]), self._rows(sorted(dev))
 
     def _refuse_overlap(self, train: list[int], held: list[int]) -> None:
         text = {self.xx[i]: i for i in held}

@@ -91,7 +91,9 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
     qa_langs = [x for x in langs if x in pool.langs] if data.parallel == "dataset" else list(langs)
     pairs_only = [x for x in langs if x not in qa_langs]
     if pairs_only:
-        have = pair_languages(data.corpus_dir) if data.corpus_dir else []
+        have = (pair_languages(data.corpus_dir) if data.corpus_dir else []) + [
+            x for folder in data.more_pairs for x in pair_languages(folder)
+        ]
         missing = [x for x in pairs_only if x not in have and x not in data.code_switch_langs]
         if missing:
             where = (

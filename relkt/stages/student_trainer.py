@@ -53,7 +53,9 @@ class StudentTrainer(Stage):
         pool, qa_langs, langs, self.language_texts = student_pool(c.data, c.seed)
         self.examples = student_examples(pool, qa_langs, c.data, c.distill.document, out, c.seed)
         self.corpus_dev = {}
-        if c.data.corpus_dir:  # general parallel text: question-side pairs, and a held-out slice for dev
+        if (
+            c.data.corpus_dir or c.data.more_pairs
+        ):  # general parallel text: question-side pairs, and a held-out slice for dev
             corpus, self.corpus_dev = corpus_examples(c.data, langs, c.seed)
             self.examples.extend(corpus)
         self.teacher = build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)

@@ -129,3 +129,28 @@ def test_a_student_gets_code_switched_questions_in_a_language_it_has_no_data_for
     for i in fi:  # each synthetic question is 3 dictionary words and "?": all switched at ratio 1
         assert examples.q_target[i] == " ".join(f"{w}-fi" for w in examples.q_source[i].rstrip("?").split()) + "?"
         assert examples.d_student[i] == examples.d_teacher[i] != ""
+
+
+def test_pairs_from_several_folders_and_a_scored_question_refused_in_training(tmp_path):
+    """corpus_dir gives its share and the dev slice; a question folder (data.more_pairs) gives its `train` rows
+    alone; a corpus pair that holds a question kept for scoring stops the run at start, naming the file and line."""
+    from relkt.config import StudentConfig, load_config
+    from relkt.data.parallel import corpus_examples
+    from relkt.errors import DataError
+
+    corpus, questions = tmp_path / "corpus", tmp_path / "questions"
+    corpus.mkdir()
+    questions.mkdir()
+    (corpus / "fi.tsv").write_text("source\ten\txx\n" + "".join(f"t\tA {i}.\tYksi {i}.\n" for i in range(6)))
+    (questions / "fi.tsv").write_text(
+        "id\tsplit\txx\ten\n1\ttrain\tMissä?\tWhere?\n2\ttrain\tKuka?\tWho?\n\t\tMikä?\tWhat?\n"
+    )
+    sets = [f"data.corpus_dir={corpus}", f"data.more_pairs={{{questions}: 0}}", "data.corpus_dev_pairs=2"]
+    config = load_config(StudentConfig, None, sets)
+    examples, dev = corpus_examples(config.data, ["en", "fi"], 0)
+    assert len(dev["fi"]) == 2 and sum(q.startswith("Yksi") for q in examples.q_target) == 4
+    assert sorted(q for q in examples.q_target if not q.startswith("Yksi")) == ["Kuka?", "Missä?"]  # not "Mikä?"
+    with open(corpus / "fi.tsv", "a") as f:
+        f.write("t\tWhat?\tMikä?\n")
+    with pytest.raises(DataError, match=r"holds 'Mikä\?', a question kept for scoring at .*questions/fi\.tsv:4"):
+        corpus_examples(config.data, ["en", "fi"], 0)
