@@ -230,4 +230,5 @@ class StudentConfig:
             self.eval.max_questions = min(self.eval.max_questions or 64, 64)
             self.data.corpus_pairs_per_lang = min(self.data.corpus_pairs_per_lang or 32, 32)
             self.data.corpus_dev_pairs = min(self.data.corpus_dev_pairs, 64)
+            self.data.more_pairs = {folder: min(share or 32, 32) for folder, share in self.data.more_pairs.items()}
         return self
