@@ -63,3 +63,8 @@ def test_every_scored_language_has_its_group():
     assert group_of_language(groups, ["de", "el", "en"], "x") == {"de": "a", "el": "b", "en": "a"}
     with pytest.raises(ConfigError, match=r"setup x: hi, vi is scored but in no student group \(a: en de; b: el\)"):
         group_of_language(groups, ["de", "hi", "vi"], "setup x")
+
+
+def test_dev_question_languages_must_be_among_the_dev_languages():
+    with pytest.raises(ConfigError, match=r"eval\.question_langs: hi not in eval\.langs \['el', 'en'\]"):
+        load_config(StudentConfig, None, ["eval.langs=[el, en]", "eval.question_langs=[el, hi]"])
