@@ -44,6 +44,10 @@ class StudentDataSection(PoolSection):
     corpus_langs: list[str] = field(default_factory=list)  # [] = every student language with a file in corpus_dir
     corpus_pairs_per_lang: int = 2000  # training pairs drawn (seeded) per language; 0 = all of them
     corpus_dev_pairs: int = 500  # pairs per language held out (by a hash of their text) for the corpus dev metric
+    # Question-shaped pairs first (their English side ends in "?"; Tatoeba's are ~15% of parallel/): `all` pairs as
+    # drawn, `only` those; each question pair drawn is repeated corpus_question_repeat times (a weight).
+    corpus_questions: Literal["all", "only"] = "all"
+    corpus_question_repeat: int = 1
     # More pair folders beside corpus_dir, each with its own share: folder -> training pairs drawn per student
     # language with a file there (0 = all), e.g. {../shared/data/xor-questions: 0}. A question file gives its
     # `split = train` rows alone; its other rows are for scoring only, and a training pair from any folder that holds
@@ -62,6 +66,8 @@ class StudentDataSection(PoolSection):
             raise ConfigError(f"data.code_switch_langs: {self.source_lang} is the source language")
         if not 0 < self.code_switch_ratio <= 1:
             raise ConfigError(f"data.code_switch_ratio must be in (0, 1], got {self.code_switch_ratio}")
+        if self.corpus_question_repeat < 1:
+            raise ConfigError(f"data.corpus_question_repeat must be >= 1, got {self.corpus_question_repeat}")
         for folder, share in self.more_pairs.items():
             if not isinstance(share, int) or share < 0:
                 raise ConfigError(f"data.more_pairs.{folder}: pairs per language, an integer >= 0, got {share!r}")

@@ -165,12 +165,16 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
             train, lang_dev = pairs.split(data.corpus_dev_pairs if key == "corpus_dir" else 0)
             if key == "corpus_dir":
                 dev[lang] = lang_dev
+            question = [en.rstrip().endswith("?") for en in train.en]
             order = np.random.default_rng([seed, 11, sum(lang.encode())]).permutation(len(train))
+            if data.corpus_questions == "only":
+                order = order[[question[i] for i in order]] if len(order) else order
             if share:
                 order = order[:share]
             tag = "corpus" if key == "corpus_dir" else f"pairs:{Path(folder).name}"
             for i in sorted(order):
-                out.append(train.en[i], train.xx[i], "", "", lang, f"{tag}:{lang}:{i}")
+                for _ in range(data.corpus_question_repeat if question[i] else 1):
+                    out.append(train.en[i], train.xx[i], "", "", lang, f"{tag}:{lang}:{i}")
     for q, lang in zip(out.q_target, out.lang):
         if q in held.get(lang, {}):
             raise DataError(

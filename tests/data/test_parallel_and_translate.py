@@ -154,3 +154,30 @@ def test_pairs_from_several_folders_and_a_scored_question_refused_in_training(tm
         f.write("t\tWhat?\tMikä?\n")
     with pytest.raises(DataError, match=r"holds 'Mikä\?', a question kept for scoring at .*questions/fi\.tsv:4"):
         corpus_examples(config.data, ["en", "fi"], 0)
+
+
+def test_question_shaped_pairs_kept_alone_or_weighted(tmp_path):
+    from relkt.config import StudentConfig, load_config
+    from relkt.data.parallel import corpus_examples
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    rows = ["t\tWhere is it?\tMissä se on?", "t\tIt is here.\tSe on täällä.", "t\tWho? \tKuka?", "t\tNo.\tEi."]
+    (corpus / "fi.tsv").write_text("source\ten\txx\n" + "\n".join(rows) + "\n")
+
+    def targets(*sets):
+        config = load_config(StudentConfig, None, [f"data.corpus_dir={corpus}", "data.corpus_dev_pairs=0", *sets])
+        return sorted(corpus_examples(config.data, ["en", "fi"], 0)[0].q_target)
+
+    assert targets() == ["Ei.", "Kuka?", "Missä se on?", "Se on täällä."]
+    assert targets("data.corpus_questions=only") == ["Kuka?", "Missä se on?"]  # "Who? " stripped
+    assert targets("data.corpus_question_repeat=2") == [
+        "Ei.",
+        "Kuka?",
+        "Kuka?",
+        "Missä se on?",
+        "Missä se on?",
+        "Se on täällä.",
+    ]
+    # A share is drawn from the questions alone: 1 of the 2
+    assert len(targets("data.corpus_questions=only", "data.corpus_pairs_per_lang=1")) == 1
