@@ -46,8 +46,8 @@ class StudentDataSection(PoolSection):
     corpus_dev_pairs: int = 500  # pairs per language held out (by a hash of their text) for the corpus dev metric
     # Question-shaped pairs first (their English side ends in "?"; Tatoeba's are ~15% of parallel/): `all` pairs as
     # drawn, `only` those; each question pair drawn is repeated corpus_question_repeat times (a weight).
-    corpus_questions: Literal["all", "only"] = "all"
-    corpus_question_repeat: int = 1
+    corpus_questions: Literal["all", "only"] = "all"  # all pairs, or only question-shaped ones
+    corpus_question_repeat: int = 1  # times each question-shaped pair drawn is trained on (1 = once, like the rest)
     # More pair folders beside corpus_dir, each with its own share: folder -> training pairs drawn per student
     # language with a file there (0 = all), e.g. {../shared/data/xor-questions: 0}. A question file gives its
     # `split = train` rows alone; its other rows are for scoring only, and a training pair from any folder that holds
