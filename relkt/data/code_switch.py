@@ -9,7 +9,8 @@ switched as EntityCS does with entities (Whitehouse et al., Findings of EMNLP 20
 
 The dictionary is a folder of pair files (`source, en, xx`, e.g. ../shared/data/names: MUSE's bilingual word
 dictionaries, name transliterations, country names), its rows filtered by `source`. An English entry of several
-words (a name: "New York") is matched before its single words, longest first.
+words (a name: "New York") is matched before its single words, longest first. Rows whose English side is not plain
+words (MUSE's "#the" -> "#nó" tag rows, "U.S.") are left out.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ class BilingualDictionary:
         grouped: dict[tuple[str, ...], list[str]] = {}
         for en, xx, source in zip(pairs.en, pairs.xx, pairs.source):
             words = tuple(w.lower() for w in WORD.findall(en))
-            if (not wanted or source in wanted) and 0 < len(words) <= MAX_ENTRY_WORDS:
+            whole = " ".join(WORD.findall(en)) == en and not xx.startswith("#")  # not MUSE's "#the" tag rows
+            if whole and (not wanted or source in wanted) and 0 < len(words) <= MAX_ENTRY_WORDS:
                 grouped.setdefault(words, [])
                 if xx not in grouped[words]:
                     grouped[words].append(xx)

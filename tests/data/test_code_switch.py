@@ -14,6 +14,7 @@ DICTIONARY = (
     "muse-dict\tis\ton\n"
     "muse-dict\tcat\tkissa\n"
     "muse-dict\tnew\tuusi\n"
+    "muse-dict\t#the\t#se\n"
     "countries\tNew York\tNew York -kaupunki\n"
 )
 QUESTION = "Where is the cat in New York?"
@@ -26,7 +27,8 @@ def folder(tmp_path):
 
 
 def test_every_entry_switched_at_ratio_one_longest_entry_first(folder):
-    # where -> missä, is -> on, "the" has no entry, cat -> kissa, "in" none; "New York" (2 words) before "new".
+    # where -> missä, is -> on, "the" has no entry ("#the" is a tag row, left out), cat -> kissa, "in" none;
+    # "New York" (2 words) before "new".
     assert CodeSwitcher(folder, ratio=1.0).switch(QUESTION, "fi") == "missä on the kissa in New York -kaupunki?"
     # Only MUSE's words: "New York" is no entry, "new" is, "York" none.
     words_only = CodeSwitcher(folder, ratio=1.0, sources=["muse-dict"])
@@ -46,7 +48,7 @@ def test_at_a_ratio_each_found_entry_switches_on_its_own_draw(folder):
 
 def test_a_broken_dictionary_line_or_an_unknown_source_is_one_clear_error(folder, tmp_path):
     (folder / "fi.tsv").write_text(DICTIONARY + "muse-dict\tdog\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"fi\.tsv:7: 2 columns, expected 3"):
+    with pytest.raises(DataError, match=r"fi\.tsv:8: 2 columns, expected 3"):
         CodeSwitcher(folder, 1.0).switch(QUESTION, "fi")
     (folder / "fi.tsv").write_text(DICTIONARY, encoding="utf-8")
     with pytest.raises(DataError, match="no row with source wd-names"):
