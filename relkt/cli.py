@@ -20,7 +20,7 @@ from relkt.data.english_answer_units import UNITS
 from relkt.data.selection import load_split
 from relkt.data.sources import ENV_VAR
 from relkt.data.splits import SPLITS
-from relkt.errors import ConfigError, Interrupted, RelktError, WriteError
+from relkt.errors import ConfigError, Interrupted, RelktError, WriteError, is_interrupt
 from relkt.io import os_reason
 
 _POOL = PoolSection()
@@ -168,7 +168,9 @@ def run_cli(
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as e:
+        if not is_interrupt(e):
+            raise
         print(interrupted, file=sys.stderr)
         return EXIT_INTERRUPTED
     except OSError as e:  # WriteError included: it names its path and reason already

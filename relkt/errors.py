@@ -39,3 +39,11 @@ class WriteError(RelktError, OSError):
 
 class Interrupted(RelktError):
     """Ctrl-C: the command stopped where it stood; what it wrote before is whole, and a trainer resumes from it."""
+
+
+def is_interrupt(error: BaseException) -> bool:
+    """Ctrl-C, also when it lands inside TensorFlow's C++ (pybind11 then raises a RuntimeError saying the active
+    exception was replaced by KeyboardInterrupt, seen while an export traced its function)."""
+    return isinstance(error, KeyboardInterrupt) or (
+        isinstance(error, RuntimeError) and "REPLACED BY KeyboardInterrupt" in str(error)
+    )

@@ -193,7 +193,20 @@ def test_evaluate_writes_its_json_and_per_question_file_both_or_neither(tiny_dat
     assert out.exists() and evaluate.per_question_path(out).exists()
 
 
-def test_ctrl_c_in_training_is_one_line_exit_130_and_the_rerun_resumes(synthetic_data, tmp_path, capsys, monkeypatch):
+# Ctrl-C as Python raises it, and as pybind11 does when it lands inside TensorFlow's C++ (seen in an export's trace)
+CTRL_C = [
+    KeyboardInterrupt,
+    lambda: RuntimeError(
+        "pybind11::error_already_set: MISMATCH of original and normalized active exception types: ORIGINAL "
+        "InvalidArgumentError REPLACED BY KeyboardInterrupt: <EMPTY MESSAGE>"
+    ),
+]
+
+
+@pytest.mark.parametrize("ctrl_c", CTRL_C, ids=["KeyboardInterrupt", "pybind11"])
+def test_ctrl_c_in_training_is_one_line_exit_130_and_the_rerun_resumes(
+    synthetic_data, tmp_path, capsys, monkeypatch, ctrl_c
+):
     from relkt.training.run_harness import RunHarness
 
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 8, "eval.every_steps": 3})
@@ -201,7 +214,7 @@ def test_ctrl_c_in_training_is_one_line_exit_130_and_the_rerun_resumes(synthetic
 
     def interrupted_at_step_5(self, logs):
         if self.state.global_step == 4:  # the 5th step's end: Ctrl-C arrives
-            raise KeyboardInterrupt
+            raise ctrl_c()
         return after_step(self, logs)
 
     monkeypatch.setattr(RunHarness, "after_step", interrupted_at_step_5)
@@ -216,15 +229,25 @@ def test_ctrl_c_in_training_is_one_line_exit_130_and_the_rerun_resumes(synthetic
     assert "resumed from" in (tmp_path / "run" / "train.log").read_text()
 
 
-def test_ctrl_c_in_evaluation_is_one_line_exit_130(tiny_data, tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("ctrl_c", CTRL_C, ids=["KeyboardInterrupt", "pybind11"])
+def test_ctrl_c_in_evaluation_is_one_line_exit_130(tiny_data, tmp_path, capsys, monkeypatch, ctrl_c):
     def interrupt(*args, **kwargs):
-        raise KeyboardInterrupt
+        raise ctrl_c()
 
     monkeypatch.setattr("relkt.evaluate.LareqaEvaluator.compute", interrupt)
     out = tmp_path / "scores.json"
     assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--output", str(out)]) == 130
     assert one_error_line(capsys.readouterr().err) == "interrupted; nothing was written"
     assert not out.exists()
+
+
+def test_another_runtime_error_is_not_taken_for_ctrl_c(tiny_data, tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("something else")
+
+    monkeypatch.setattr("relkt.evaluate.LareqaEvaluator.compute", broken)
+    with pytest.raises(RuntimeError, match="something else"):
+        evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data)])
 
 
 def test_the_final_line_says_when_best_is_worse_than_the_starting_point(tmp_path):

@@ -16,7 +16,7 @@ from relkt.config import to_dict
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import dev_pool, train_source
 from relkt.encoders.sentence_encoder import QuietEncoder, reading_whole
-from relkt.errors import CheckpointError, Interrupted
+from relkt.errors import CheckpointError, Interrupted, is_interrupt
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.training.distribute import make_strategy, set_precision, worker
@@ -160,7 +160,9 @@ def run_epochs(
             if not harness.state.stopped_early:
                 harness.end_epoch()
         return harness.finish(summary())
-    except KeyboardInterrupt:  # the last checkpoint is whole (every write is swapped in): say where a rerun goes on
+    except (KeyboardInterrupt, RuntimeError) as e:  # the last checkpoint is whole: say where a rerun goes on
+        if not is_interrupt(e):
+            raise
         saved = harness.checkpointed_step()
         resume = "from the start (no checkpoint yet)" if saved is None else f"from its checkpoint of step {saved}"
         raise Interrupted(
