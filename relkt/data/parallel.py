@@ -158,10 +158,9 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
             wanted = [x for x in langs if x != data.source_lang and x in have]
         for lang in wanted:
             pairs = read_pairs(folder, lang)
-            if pairs.splits is not None:
-                held.setdefault(lang, {}).update(
-                    {x: f"{pairs.path}:{n}" for x, n in zip(pairs.held_out().xx, pairs.held_out().lines)}
-                )
+            if pairs.splits is not None:  # a question file: its rows kept for scoring
+                scored = pairs.held_out()
+                held.setdefault(lang, {}).update({x: f"{pairs.path}:{n}" for x, n in zip(scored.xx, scored.lines)})
             train, lang_dev = pairs.split(data.corpus_dev_pairs if key == "corpus_dir" else 0)
             if key == "corpus_dir":
                 dev[lang] = lang_dev
