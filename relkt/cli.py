@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from relkt import quiet_tensorflow
 from relkt.cli_types import split_fractions
 from relkt.config import PoolSection, load_config, read_config_file
 from relkt.config.config_io import config_yaml, with_overrides
@@ -159,7 +160,9 @@ def run_cli(
     """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING. Each way it can fail is one line on
     stderr, never a traceback: a RelktError (bad input) is `error: ...` and exit code 2; an OS error (a write to a
     read-only folder, a full disk, a file-size limit) is `error: PATH: cannot write (REASON)` and exit code 1;
-    Ctrl-C prints `interrupted` (or the trainer's own line, with its step) and exits 130."""
+    Ctrl-C prints `interrupted` (or the trainer's own line, with its step) and exits 130. TensorFlow's C++ start-up
+    logs are off here (a CLI's choice; `import relkt` leaves its user's process alone) unless RELKT_VERBOSE=1."""
+    quiet_tensorflow.install()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if verbose:
         logging.getLogger("relkt").setLevel(logging.INFO)
