@@ -16,8 +16,8 @@ from relkt.cli_types import split_fractions
 from relkt.config import PoolSection, load_config, read_config_file
 from relkt.config.config_io import config_yaml, with_overrides
 from relkt.config.reference import help_text
-from relkt.config.sections import QA_FORMATS
 from relkt.data.english_answer_units import UNITS
+from relkt.data.qa_format import check_format_name, format_names
 from relkt.data.selection import load_split
 from relkt.data.sources import ENV_VAR
 from relkt.data.splits import SPLITS
@@ -41,7 +41,7 @@ def add_pool_arguments(
     p.add_argument(
         "--format",
         default=None,
-        choices=QA_FORMATS,
+        choices=format_names(),
         help="the --data-dir format (default: auto, told by the files, or the --config run's)",
     )
     p.add_argument(
@@ -51,7 +51,7 @@ def add_pool_arguments(
         "test; one sharing an article, context or question id with --data-dir is refused (default: the "
         "--config run's data.test_dir, else none: the test split of --data-dir)",
     )
-    p.add_argument("--test-format", default=None, choices=QA_FORMATS, help="the --test-dir format (default: auto)")
+    p.add_argument("--test-format", default=None, choices=format_names(), help="the --test-dir format (default: auto)")
     p.add_argument("--split", default=split, choices=SPLITS, help=f"article-level split to score (default: {split})")
     fractions = ",".join(f"{x:g}" for x in _POOL.split_fractions)
     p.add_argument(
@@ -132,7 +132,14 @@ def pool_settings(args: argparse.Namespace) -> PoolSection:
         if getattr(args, key, None) is not None:
             setattr(settings, key, getattr(args, key))
     settings.validate()
+    check_formats(settings)
     return settings
+
+
+def check_formats(data: PoolSection) -> None:
+    """`data.format` and `data.test_format` are `auto` or registered formats: answered before TensorFlow loads."""
+    for key in ("format", "test_format"):
+        check_format_name(getattr(data, key), f"data.{key}")
 
 
 def _run_data(path: str) -> dict[str, Any]:
@@ -219,6 +226,7 @@ def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, tr
         # --smoke shrinks the run first; an explicit --set then wins over what it shrank.
         config = load_config(config_cls, args.config, ["smoke=true"] if args.smoke else [])
         config = with_overrides(config.apply_smoke(), args.set)
+        check_formats(config.data)
         if args.print_config:
             print(config_yaml(config), end="")
             return 0

@@ -15,9 +15,6 @@ from relkt.errors import ConfigError
 # relkt.training.run_folder reads it through `growable_keys`.
 GROWS_ON_RESUME = {"grows_on_resume": True}
 
-# The QA formats relkt.data.readers reads (config imports no data code; a test checks the two agree).
-QA_FORMATS = ("auto", "squad", "mlqa", "jsonl")
-
 
 @dataclass
 class PoolSection:
@@ -25,8 +22,8 @@ class PoolSection:
     flags, `relkt.cli.add_pool_arguments`, take their defaults from here)."""
 
     data_dir: str | None = None  # the training source (a folder or file); default: $RELKT_DATA_DIR, cache, download
-    # Its format (relkt.data.readers): squad (SQuAD JSON, with or without sentence breaks), mlqa, jsonl; auto = told
-    # by the files, with an error naming them when it cannot be.
+    # Its format, a name of relkt.data.qa_format.QA_FORMATS: squad (SQuAD JSON, with or without sentence breaks), mlqa,
+    # jsonl, or one the user registers; auto = told by the files, with an error naming them when it cannot be.
     format: str = "auto"
     # The test source, scored whole (every article); "" = the test split of data_dir, as before. A test article,
     # context or question id that data_dir also holds is refused. Dev always comes from data_dir.
@@ -54,9 +51,9 @@ class PoolSection:
             )
         if self.max_train_questions < 0:
             raise ConfigError(f"data.max_train_questions must be >= 0 (0 = all), got {self.max_train_questions}")
-        for key in ("format", "test_format"):
-            if getattr(self, key) not in QA_FORMATS:
-                raise ConfigError(f"data.{key}: unknown format {getattr(self, key)!r}; valid: {', '.join(QA_FORMATS)}")
+        for key in ("format", "test_format"):  # the names themselves are checked against relkt.data's format table
+            if not isinstance(getattr(self, key), str) or not getattr(self, key):
+                raise ConfigError(f"data.{key}: a format name (auto, squad, ...), got {getattr(self, key)!r}")
 
 
 @dataclass
@@ -75,7 +72,9 @@ class DataSection(PoolSection):
 
 @dataclass
 class EncoderSection:
-    spec: str = "ngram"  # ngram | minilm | bert:PATH | muse | muse:DIR | hub:HANDLE | muse-hub | muse-large-hub
+    # KIND or KIND:ARG, KIND a name of relkt.encoders.encoder_kind.ENCODER_KINDS: ngram | minilm | bert:PATH | muse |
+    # muse:DIR | hub:HANDLE | muse-hub | muse-large-hub, or a kind the user registers
+    spec: str = "ngram"
     options: dict[str, Any] = field(default_factory=dict)  # passed to the encoder (dim, max_length ...)
 
 

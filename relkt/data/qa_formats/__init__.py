@@ -1,0 +1,1 @@
+"""The built-in QA formats, one module each; every module here registers its format (relkt.data.qa_format)."""

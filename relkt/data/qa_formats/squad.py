@@ -1,0 +1,52 @@
+"""SQuAD JSON: a folder of `{lang}.json` / `xquad.{lang}.json` files, or one such file (XQuAD-R, raw XQuAD, SQuAD
+train's `en.json`); the languages come from the file names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from relkt.data.qa_format import QaFormat, register_qa_format
+from relkt.data.squad_reader import LanguageData, read_squad_file
+from relkt.errors import DataError
+
+
+def squad_files(directory: Path) -> dict[str, Path]:
+    """Map language code -> file for `{lang}.json` (XQuAD-R, SQuAD train) or `xquad.{lang}.json` (raw XQuAD)."""
+    found = {}
+    for path in sorted(directory.glob("*.json")):
+        parts = path.name.split(".")
+        if len(parts) == 2 and 2 <= len(parts[0]) <= 3 and parts[0].isalpha():
+            found[parts[0]] = path
+        elif len(parts) == 3 and parts[0] in ("xquad", "squad"):
+            found[parts[1]] = path
+    return found
+
+
+@register_qa_format
+class SquadFormat(QaFormat):
+    name = "squad"
+    expects = "{lang}.json (SQuAD/XQuAD)"
+
+    def locate(self, path: Path) -> Path:
+        """A parent folder holding `xquad-r/` (the shared data folder) means that folder."""
+        if path.is_dir() and not squad_files(path) and (path / "xquad-r").is_dir():
+            return path / "xquad-r"
+        return path
+
+    def claims(self, path: Path) -> bool:
+        return path.suffix == ".json" if path.is_file() else bool(squad_files(path))
+
+    def files(self, path: Path) -> dict[str, Path]:
+        if path.is_file():
+            lang = path.name.split(".")[-2] if path.name.count(".") >= 1 else ""
+            if not (2 <= len(lang) <= 3 and lang.isalpha()):
+                raise DataError(f"{path}: cannot tell the language from the file name (name it {{lang}}.json)")
+            return {lang: path}
+        return squad_files(path)
+
+    def languages(self, path: Path) -> list[str]:
+        return sorted(self.files(path))
+
+    def read(self, path: Path, langs: list[str]) -> list[LanguageData]:
+        files = self.files(path)
+        return [read_squad_file(files[lang], lang) for lang in langs]

