@@ -32,6 +32,7 @@ from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import sample_questions, scored_source
 from relkt.errors import EncoderError, RelktError
 from relkt.io import atomic_write_json
+from relkt.metrics.evaluator import run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
@@ -144,7 +145,7 @@ def interpolate(args: argparse.Namespace) -> int:
             )
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)
-    from relkt.encoders.sentence_encoder import reading_whole  # deferred: heavy (TensorFlow)
+    from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator  # deferred: heavy (TensorFlow)
 
     teacher = build_encoder(args.teacher, trainable=False)
     student = build_encoder(args.student, trainable=False)
@@ -155,18 +156,15 @@ def interpolate(args: argparse.Namespace) -> int:
     names = [w.path for w in student.weights]
     settings = pool_settings(args)
     pool = sample_questions(load_pool(args, settings), args.max_questions, args.seed)
-    evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)
+    evaluators = [LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)]
     units = english_units(scored_source(settings, args.split)[0], args.xx_en_unit)
-    unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=args.batch_size) if units else None
+    if units:  # whole articles, as relkt.evaluate reads them
+        unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=args.batch_size)
+        evaluators.append(ReadingWholeEvaluator(unit_evaluator, student, SCORING_MAX_LENGTH))
     quiet = QuietEncoder(student, args.batch_size)
 
     def dev_metrics() -> dict[str, float]:  # what a run's dev evaluation records (relkt.training.stage)
-        q, c = evaluator.encode(quiet)
-        flat = LareqaEvaluator.flat(evaluator.compute(q, c))
-        if unit_evaluator is not None:
-            with reading_whole(student, SCORING_MAX_LENGTH):  # whole articles, as relkt.evaluate reads them
-                flat.update(XxEnUnitEvaluator.flat(unit_evaluator.compute(q, unit_evaluator.encode_units(quiet))))
-        return flat
+        return run_evaluators(evaluators, quiet)
 
     def mix(alpha: float) -> None:  # the student's variables hold the mix; `own` keeps its weights
         for w, value in zip(student.weights, interpolate_weights(theirs, own, alpha, names)):

@@ -243,7 +243,7 @@ def test_zero_shot_muse_article_p1_is_within_5_points_of_the_paper(shared_xquad_
     units = {
         "article": EnglishAnswerUnits.from_pool(pool.subset(question_langs=["en"], candidate_langs=["en"]), "article")
     }
-    results = XxEnUnitEvaluator(pool.questions, units, batch_size=128)(encoder)["article"]
+    results = XxEnUnitEvaluator(pool.questions, units, batch_size=128).results(encoder)["article"]
     gaps = {lang: round(100 * results[lang]["P@1"] - p1, 2) for lang, p1 in paper["xquad_p1"]["muse_small"].items()}
     assert all(results[lang]["n_questions"] == 1190 for lang in gaps)
     assert all(abs(gap) <= 5 for gap in gaps.values()), gaps

@@ -81,7 +81,7 @@ def dev_map(encoder, data_dir) -> float:
     from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 
     pool = LareqaPool.load(str(data_dir), split="dev", fractions=(0.7, 0.1, 0.2), seed=0)
-    return LareqaEvaluator.flat(LareqaEvaluator(pool)(QuietEncoder(encoder, 128)))["lareqa/mAP"]
+    return LareqaEvaluator(pool)(QuietEncoder(encoder, 128))["lareqa/mAP"]
 
 
 def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_scores_it(synthetic_data, tmp_path, capsys):

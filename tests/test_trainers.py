@@ -172,7 +172,7 @@ def test_cross_encode_pairs_question_and_candidate_encoders(synthetic_data, tmp_
     teacher, student = NgramEncoder(dim=16, num_buckets=512, seed=1), NgramEncoder(dim=16, num_buckets=64, seed=2)
     result = module.cross_encode(teacher, student, pool)
     # T/T and S/S are each model's own XX->EN P@1; the mixed pairings differ from both models' (other spaces).
-    own = {name: LareqaEvaluator(pool)(enc)["xx_en"] for name, enc in (("T/T", teacher), ("S/S", student))}
+    own = {name: LareqaEvaluator(pool).results(enc)["xx_en"] for name, enc in (("T/T", teacher), ("S/S", student))}
     for name in own:
         assert result["xx_en"][name] == {lang: r["P@1"] for lang, r in own[name].items()}
     # A student identical to its teacher: every pairing is the teacher's, and so are the norms.

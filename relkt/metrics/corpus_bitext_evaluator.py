@@ -8,13 +8,17 @@ from collections.abc import Mapping
 import numpy as np
 
 from relkt.metrics.embedding_checks import check_embeddings
+from relkt.metrics.evaluator import register_evaluator
 from relkt.metrics.ranking import gold_ranks
 
 
+@register_evaluator
 class CorpusBitextEvaluator:
     """`dev`: {lang: pairs with `.en` and `.xx` lists} (e.g. `ParallelCorpus` slices). Each X sentence ranks every
     English sentence of its language's slice; a hit is an English sentence that is its translation ranked first
     (an English sentence with two translations in the slice is gold for both). Ties rank by index."""
+
+    name, primary_metric = "corpus", "corpus/P@1"
 
     def __init__(self, dev: Mapping[str, object], batch_size: int = 128):
         self.dev, self.batch_size = dict(dev), batch_size

@@ -8,12 +8,13 @@ import numpy as np
 
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.metrics.embedding_checks import check_embeddings
+from relkt.metrics.evaluator import TextEncoder, register_evaluator
 from relkt.metrics.ranking import gold_matrix, gold_ranks, per_question_metrics, summarize
-from relkt.metrics.retrieval_evaluator import TextEncoder
 
 LAREQA_KEYS = ("mAP", "mAP@20", "P@1", "P@5", "P@10", "R@10", "hit@1", "hit@10", "MRR", "n_questions")
 
 
+@register_evaluator
 class LareqaEvaluator:
     """Encode a pool once; score LAReQA (all candidates) and XX->EN (English candidates only).
 
@@ -26,7 +27,12 @@ class LareqaEvaluator:
     whose human translation (same qas_id) ranks first; `cos` is the mean cosine to that translation.
     Distillation pulls q_x onto T(q_en), so on held-out articles this separates "the student learned
     to translate x" from "it fitted its training pairs".
+
+    Called with an encoder it returns `flat()`'s metrics (the evaluator protocol, relkt.metrics.evaluator);
+    `results(encoder)` gives the nested blocks reports render.
     """
+
+    name = "lareqa"
 
     def __init__(
         self,
@@ -110,8 +116,12 @@ class LareqaEvaluator:
             out[lang] = {"P@1": float(hit[m].mean()), "cos": float(cos[m].mean()), "n_questions": int(m.sum())}
         return out
 
-    def __call__(self, encoder: TextEncoder) -> dict:
+    def results(self, encoder: TextEncoder) -> dict:
+        """The nested results of `compute` for `encoder`."""
         return self.compute(*self.encode(encoder))
+
+    def __call__(self, encoder: TextEncoder) -> dict[str, float]:
+        return self.flat(self.results(encoder))
 
     @staticmethod
     def flat(results: dict) -> dict[str, float]:

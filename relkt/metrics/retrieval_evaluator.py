@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 import numpy as np
 
 from relkt.metrics.embedding_checks import check_embeddings
+from relkt.metrics.evaluator import TextEncoder, register_evaluator
 from relkt.metrics.ranking import gold_ranks, per_question_metrics, summarize
 
 
-class TextEncoder(Protocol):
-    """Anything that maps texts to L2-normalised float32 rows."""
-
-    def encode(self, texts: Sequence[str], batch_size: int = ..., progress: bool | str = ...) -> np.ndarray: ...
-
-
+@register_evaluator
 class RetrievalEvaluator:
-    """Rank the whole corpus for every query and report mAP (primary), mAP@k, P@k, R@k, hit@k, MRR."""
+    """Rank the whole corpus for every query and report mAP (primary), mAP@k, P@k, R@k, hit@k, MRR; with a `name`,
+    every key is prefixed `NAME_`."""
 
-    primary_metric = "mAP"
+    name = "retrieval"  # the table's name; an instance's own name, when given, prefixes its keys
 
     def __init__(
         self,
@@ -43,7 +39,9 @@ class RetrievalEvaluator:
         if unknown:
             raise ValueError(f"relevant ids not in the corpus: {sorted(unknown)[:5]}")
         self.gold = [np.array(sorted(position[c] for c in relevant.get(q, ())), dtype=np.int64) for q in self.query_ids]
-        self.ks, self.map_ks, self.name, self.batch_size = tuple(ks), tuple(map_ks), name, batch_size
+        self.ks, self.map_ks, self.batch_size = tuple(ks), tuple(map_ks), batch_size
+        self.name, self.prefix = name or "retrieval", f"{name}_" if name else ""
+        self.primary_metric = f"{self.prefix}mAP"
 
     def compute(self, query_emb: np.ndarray, corpus_emb: np.ndarray) -> dict[str, float]:
         """Metrics from precomputed embeddings (rows aligned with the query/corpus dicts); embeddings that cannot rank
@@ -51,8 +49,7 @@ class RetrievalEvaluator:
         check_embeddings(query_emb, "query")
         check_embeddings(corpus_emb, "corpus")
         per_q = per_question_metrics(gold_ranks(query_emb, corpus_emb, self.gold), self.ks, self.map_ks)
-        prefix = f"{self.name}_" if self.name else ""
-        return {prefix + k: v for k, v in summarize(per_q).items()}
+        return {self.prefix + k: v for k, v in summarize(per_q).items()}
 
     def __call__(self, encoder: TextEncoder) -> dict[str, float]:
         q = encoder.encode(self.query_texts, batch_size=self.batch_size, progress="questions")

@@ -9,18 +9,22 @@ import numpy as np
 from relkt.data.english_answer_units import EnglishAnswerUnits
 from relkt.data.records import Question
 from relkt.metrics.embedding_checks import check_embeddings
+from relkt.metrics.evaluator import TextEncoder, register_evaluator
 from relkt.metrics.ranking import gold_ranks, per_question_metrics, summarize
-from relkt.metrics.retrieval_evaluator import TextEncoder
 
 
+@register_evaluator
 class XxEnUnitEvaluator:
     """Score questions against English units (sentence, paragraph, article), one result block per unit.
 
     `P@k` is the paper's: the share of questions whose English answer unit ranks in the top k (one gold, so it
     equals hit@k). Results: {unit: {lang: {"P@1", "P@5", "P@10", "MRR", "n_questions"}}}; `flat()` names them
     `xx_en_article/de/P@1` and `xx_en_article/P@1` (mean over question languages). `per_question[unit]` holds each
-    question's hit@1 for McNemar's test between two encoders.
+    question's hit@1 for McNemar's test between two encoders. Called with an encoder it returns `flat()`'s metrics
+    (the evaluator protocol, relkt.metrics.evaluator; primary: the first unit's mean P@1); `results` the blocks.
     """
+
+    name = "xx_en_units"
 
     def __init__(
         self,
@@ -32,6 +36,7 @@ class XxEnUnitEvaluator:
         self.questions, self.units = list(questions), dict(units)
         self.batch_size, self.ks = batch_size, tuple(ks)
         self.per_question: dict[str, np.ndarray] = {}
+        self.primary_metric = f"xx_en_{next(iter(self.units), 'article')}/P@1"
 
     def encode_units(self, encoder: TextEncoder) -> dict[str, np.ndarray]:
         return {
@@ -56,12 +61,16 @@ class XxEnUnitEvaluator:
             results[unit] = block
         return results
 
-    def __call__(self, encoder: TextEncoder, question_emb: np.ndarray | None = None) -> dict:
+    def results(self, encoder: TextEncoder, question_emb: np.ndarray | None = None) -> dict:
+        """The nested results of `compute` for `encoder` (its question embeddings given, or encoded here)."""
         if question_emb is None:
             question_emb = encoder.encode(
                 [q.text for q in self.questions], batch_size=self.batch_size, progress="questions"
             )
         return self.compute(question_emb, self.encode_units(encoder))
+
+    def __call__(self, encoder: TextEncoder) -> dict[str, float]:
+        return self.flat(self.results(encoder))
 
     @staticmethod
     def flat(results: Mapping[str, Mapping[str, Mapping[str, float]]]) -> dict[str, float]:

@@ -66,14 +66,14 @@ class StudentTrainer(Stage):
             self.model.compile(optimizer=self._optimizer(), loss=self.loss)
         self.optimizer = self.model.optimizer
         self.target_table, self.target_rows = self._targets(out / "teacher_targets.npz")
-        corpus_metric = CorpusBitextEvaluator(self.corpus_dev, c.eval.batch_size) if self.corpus_dev else None
+        corpus_metric = [CorpusBitextEvaluator(self.corpus_dev, c.eval.batch_size)] if self.corpus_dev else []
         self.harness = stage_harness(
             c,
             self.student,
             self.optimizer,
             self.chief,
             {"stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec},
-            more_metrics=corpus_metric,
+            more_evaluators=corpus_metric,
             compare_with_start=True,
         )
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}

@@ -8,7 +8,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import tensorflow as tf
 from relkt.encoders.export import export_encoder, link_export
 from relkt.errors import CheckpointError, DegenerateError, NonFiniteError, WriteError
 from relkt.io import atomic_write_json
+from relkt.metrics.evaluator import Evaluator, run_evaluators
 from relkt.reports import plots
 from relkt.training.checkpoint import Checkpointer, RunState
 from relkt.training.run_log import RunLog
@@ -44,7 +45,7 @@ class RunHarness:
         output_dir: str | Path,
         encoder,
         optimizer: keras.optimizers.Optimizer,
-        evaluate: Callable[[], dict[str, float]],
+        evaluators: Sequence[Evaluator],
         primary_metric: str,
         eval_every: int,
         schedule,
@@ -53,7 +54,10 @@ class RunHarness:
         chief: bool = True,
         eval_at_start: bool = False,
         compare_with_start: bool = False,
+        score_with=None,
     ):
+        """`evaluators` (relkt.metrics.evaluator's protocol) score `score_with` (default: `encoder`; a trainer passes
+        a quiet wrapper of it) at each dev evaluation; `primary_metric` names one of their keys."""
         self.out = Path(output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
         # Every worker of a multi-worker run evaluates, exports and checkpoints (saving may need all
@@ -61,7 +65,8 @@ class RunHarness:
         self.chief = chief
         self.write_dir = self.out if chief else self.out / f".worker-scratch-{os.getpid()}"
         self.write_dir.mkdir(parents=True, exist_ok=True)
-        self.encoder, self.optimizer, self.evaluate_fn = encoder, optimizer, evaluate
+        self.encoder, self.optimizer, self.evaluators = encoder, optimizer, list(evaluators)
+        self.score_with = encoder if score_with is None else score_with
         self.primary_metric, self.eval_every = primary_metric, eval_every
         self.checkpoint_every = checkpoint_every or eval_every
         self.eval_at_start, self.compare_with_start = eval_at_start, compare_with_start
@@ -182,7 +187,7 @@ class RunHarness:
         """The dev evaluation and its primary value; a model whose embeddings cannot rank (NaN, zero or one vector)
         stops the run here, naming the step, before it could become best/."""
         try:
-            metrics = self.evaluate_fn()
+            metrics = run_evaluators(self.evaluators, self.score_with)
         except (NonFiniteError, DegenerateError) as e:
             raise type(e)(
                 f"step {self.state.global_step}: dev evaluation: {e}; stopped without exporting it ({self.kept()})"

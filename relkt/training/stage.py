@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import keras
@@ -15,10 +15,11 @@ import tensorflow as tf
 from relkt.config import to_dict
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import dev_pool, train_source
-from relkt.encoders.sentence_encoder import QuietEncoder, reading_whole
+from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator
+from relkt.encoders.sentence_encoder import QuietEncoder
 from relkt.errors import CheckpointError, Interrupted, is_interrupt
-from relkt.metrics.lareqa_evaluator import LareqaEvaluator
-from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
+from relkt.metrics import EVALUATORS
+from relkt.metrics.evaluator import Evaluator
 from relkt.training.distribute import make_strategy, set_precision, worker
 from relkt.training.run_folder import run_trainer
 from relkt.training.run_harness import RunHarness
@@ -56,33 +57,18 @@ def stage_harness(
     optimizer,
     chief: bool,
     training_info: dict[str, Any],
-    more_metrics: Callable[[Any], dict[str, float]] | None = None,
+    more_evaluators: Sequence[Evaluator] = (),
     compare_with_start: bool = False,
 ) -> RunHarness:
-    """The run harness of `config.output_dir`, evaluating `encoder` on the run's dev split every
-    `eval.every_steps` steps (no progress bars; `more_metrics(encoder)` adds to those metrics) and recording
-    `training_info` and the config in each export (`compare_with_start`: the starting point is scored and reported
-    even without `eval.at_start`; see RunHarness.evaluate_at_start). With `eval.xx_en_units` the dev questions also
-    rank every English unit of the data set, read whole as relkt.evaluate reads them."""
-    pool = dev_pool(config)
-    evaluator = LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
-    units = english_units(train_source(config.data), config.eval.xx_en_units)
-    unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=config.eval.batch_size) if units else None
-    quiet = QuietEncoder(encoder, config.eval.batch_size)
-
-    def evaluate() -> dict[str, float]:
-        q, c = evaluator.encode(quiet)
-        metrics = LareqaEvaluator.flat(evaluator.compute(q, c))
-        if unit_evaluator is not None:
-            with reading_whole(encoder, SCORING_MAX_LENGTH):
-                metrics.update(XxEnUnitEvaluator.flat(unit_evaluator.compute(q, unit_evaluator.encode_units(quiet))))
-        return {**metrics, **(more_metrics(quiet) if more_metrics else {})}
-
+    """The run harness of `config.output_dir`, scoring `encoder` with `dev_evaluators(config)` and `more_evaluators`
+    every `eval.every_steps` steps (no progress bars) and recording `training_info` and the config in each export
+    (`compare_with_start`: the starting point is scored and reported even without `eval.at_start`; see
+    RunHarness.evaluate_at_start)."""
     return RunHarness(
         config.output_dir,
         encoder,
         optimizer,
-        evaluate=evaluate,
+        evaluators=[*dev_evaluators(config, encoder), *more_evaluators],
         primary_metric=config.eval.primary_metric,
         eval_every=config.eval.every_steps,
         schedule=config.schedule,
@@ -91,7 +77,23 @@ def stage_harness(
         chief=chief,
         eval_at_start=config.eval.at_start,
         compare_with_start=compare_with_start,
+        score_with=QuietEncoder(encoder, config.eval.batch_size),
     )
+
+
+def dev_evaluators(config: Any, encoder) -> list[Evaluator]:
+    """The dev metrics the config asks for, as a list of evaluators: LAReQA and XX->EN over the run's dev split
+    (`lareqa/...`, `xx_en/...`, `bitext/...`), and with `eval.xx_en_units` the dev questions ranking every English
+    unit of the data set, read whole (`reading_whole` on `encoder`) as relkt.evaluate reads them."""
+    pool = dev_pool(config)
+    evaluators: list[Evaluator] = [
+        EVALUATORS["lareqa"](pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
+    ]
+    units = english_units(train_source(config.data), config.eval.xx_en_units)
+    if units:
+        unit_evaluator = EVALUATORS["xx_en_units"](pool.questions, units, batch_size=config.eval.batch_size)
+        evaluators.append(ReadingWholeEvaluator(unit_evaluator, encoder, SCORING_MAX_LENGTH))
+    return evaluators
 
 
 def text_dataset(

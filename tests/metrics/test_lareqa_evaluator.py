@@ -15,7 +15,7 @@ def test_retrieval_evaluator_flat_metrics_by_hand():
         {"a": "q1", "b": "q2"}, {"x": "d1", "y": "d2", "z": "d3"}, {"a": {"y"}, "b": {"x", "z"}}, name="toy"
     )
     m = ev(enc)
-    assert ev.primary_metric == "mAP"
+    assert ev.primary_metric == "toy_mAP"  # a key of its own metrics, prefix included
     assert m["toy_mAP"] == pytest.approx(2 / 3) and m["toy_MRR"] == pytest.approx(0.75)
     assert m["toy_P@1"] == pytest.approx(0.5)  # q1 misses at 1, q2 hits
     with pytest.raises(ValueError, match="not in the corpus"):
@@ -36,7 +36,7 @@ def perfect_table(pool, shuffle_en_answers=False):
 
 def test_perfect_alignment_scores_one(tiny_data):
     pool = LareqaPool.load(tiny_data)
-    results = LareqaEvaluator(pool)(LookupEncoder(perfect_table(pool)))
+    results = LareqaEvaluator(pool).results(LookupEncoder(perfect_table(pool)))
     lareqa = results["lareqa"]
     # Both golds (en + de) tie at score 1 above every other candidate (score 0): ranks 1 and 2.
     assert lareqa["mAP"] == 1.0 and lareqa["P@1"] == 1.0 and lareqa["MRR"] == 1.0
@@ -57,7 +57,7 @@ def test_language_only_encoder(tiny_data):
     for c in pool.candidates:
         table[c.sentence] = [1.0, 0.0] if c.lang == "en" else [0.0, 1.0]
     ev = LareqaEvaluator(pool)
-    results = ev(LookupEncoder(table))
+    results = ev.results(LookupEncoder(table))
     i = [q.qid for q in pool.questions].index("en:c2")
     assert ev.per_question["lareqa"]["AP"][i] == pytest.approx(0.375)
     # German questions score their German candidates higher than English ones: de gold first.
@@ -78,7 +78,7 @@ def test_bitext_finds_each_questions_english_twin(tiny_data):
         axis = ids.index(swap.get(q.qas_id, q.qas_id) if q.lang == "de" else q.qas_id)
         table[q.text] = np.eye(8)[axis]
     ev = LareqaEvaluator(pool)
-    results = ev(LookupEncoder(table))
+    results = ev.results(LookupEncoder(table))
     assert set(results["bitext"]) == {"de"}
     assert results["bitext"]["de"]["P@1"] == pytest.approx(4 / 6) and results["bitext"]["de"]["cos"] == pytest.approx(
         2 / 3
@@ -89,7 +89,7 @@ def test_bitext_finds_each_questions_english_twin(tiny_data):
     flat = LareqaEvaluator.flat(results)
     assert flat["bitext/de/P@1"] == flat["bitext/P@1"] == pytest.approx(4 / 6)
     # Switched off, or a pool with no English twin: no bitext section.
-    assert "bitext" not in LareqaEvaluator(pool, bitext=False)(LookupEncoder(table))
-    assert "bitext" not in LareqaEvaluator(pool.subset(question_langs=["de"], candidate_langs=["de", "en"]))(
+    assert "bitext" not in LareqaEvaluator(pool, bitext=False).results(LookupEncoder(table))
+    assert "bitext" not in LareqaEvaluator(pool.subset(question_langs=["de"], candidate_langs=["de", "en"])).results(
         LookupEncoder(table)
     )

@@ -22,7 +22,7 @@ def test_unit_metrics_by_hand():
         {"A text": [1, 0], "B text": [0, 1], "de1": [0.9, 0.1], "de2": [0.8, 0.2], "en1": [0.2, 0.8], "en2": [0, 1]}
     )
     ev = XxEnUnitEvaluator(questions, units)
-    results = ev(enc)
+    results = ev.results(enc)
     assert results["article"]["de"]["P@1"] == 0.5 and results["article"]["de"]["MRR"] == pytest.approx(0.75)
     assert results["article"]["en"]["P@10"] == 1.0 and results["article"]["en"]["n_questions"] == 2
     assert ev.per_question["article"].tolist() == [1.0, 0.0, 0.0, 1.0]

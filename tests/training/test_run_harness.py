@@ -9,12 +9,34 @@ from relkt.errors import ConfigError
 from relkt.training.run_harness import RunHarness
 
 
+class Fixed:
+    """An evaluator (relkt.metrics.evaluator's protocol) that gives the same metrics whatever it is shown."""
+
+    name, primary_metric = "fixed", "m"
+
+    def __init__(self, metrics):
+        self.metrics = metrics
+
+    def __call__(self, encoder):
+        return dict(self.metrics)
+
+
+class Scores(Fixed):
+    """Each call the next of `scores` as `m`."""
+
+    def __init__(self, scores):
+        self.scores = iter(scores)
+
+    def __call__(self, encoder):
+        return {"m": next(self.scores)}
+
+
 def harness(tmp_path, **schedule):
     return RunHarness(
         tmp_path,
         encoder=None,
         optimizer=keras.optimizers.Adam(1.0),
-        evaluate=dict,
+        evaluators=[],
         primary_metric="m",
         eval_every=10_000,
         schedule=ScheduleSection(**schedule),
@@ -60,7 +82,7 @@ def trained_harness(tmp_path):
         tmp_path,
         encoder=enc,
         optimizer=optimizer,
-        evaluate=dict,
+        evaluators=[],
         primary_metric="m",
         eval_every=10_000,
         schedule=ScheduleSection(learning_rate=0.1),
@@ -103,8 +125,7 @@ def test_a_non_finite_loss_stops_before_anything_is_saved(tmp_path):
 def finished_run(tmp_path, dev_scores):
     """A run evaluated once per step with `dev_scores`, then finished; its folder."""
     h = trained_harness(tmp_path)
-    scores = iter(dev_scores)
-    h.evaluate_fn = lambda: {"m": next(scores)}
+    h.evaluators = [Scores(dev_scores)]
     for step in range(1, len(dev_scores) + 1):
         h.encoder.weights[0].assign(np.roll(h.encoder.weights[0].numpy(), 1, axis=-1))  # each step changes the model
         h.state.global_step = step
@@ -132,7 +153,7 @@ def test_a_run_ending_at_its_best_step_links_last_to_best_and_drops_the_spare_ch
     # A later best/ (a run trained on) is swapped in, never written in place: last/ keeps its model.
     h.encoder.weights[0].assign(np.roll(h.encoder.weights[0].numpy(), 1, axis=-1))
     h.state.global_step = 3
-    h.evaluate_fn = lambda: {"m": 0.9}
+    h.evaluators = [Fixed({"m": 0.9})]
     h.evaluate()
     assert not np.allclose(embed_export(best, texts), embed_export(last, texts))
 
@@ -159,7 +180,7 @@ def test_a_checkpoint_written_before_the_optimizer_was_built_resumes(tmp_path):
             tmp_path,
             encoder=enc,
             optimizer=keras.optimizers.Adam(0.1),
-            evaluate=lambda: {"m": 0.5},
+            evaluators=[Fixed({"m": 0.5})],
             primary_metric="m",
             eval_every=10_000,
             schedule=ScheduleSection(learning_rate=0.1),

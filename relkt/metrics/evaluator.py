@@ -1,0 +1,66 @@
+"""The one evaluator protocol, and the evaluator table (name -> class).
+
+An evaluator is called with an encoder and returns a flat dict of float metrics whose keys carry its prefix
+(`lareqa/mAP`, `xx_en_article/de/P@1`, `corpus/P@1`), and names one of them `primary_metric` (the
+sentence-transformers shape). Each evaluator class registers itself with `@register_evaluator`. `run_evaluators`
+scores a list of them with one encoder, each distinct list of texts encoded once (the XX->EN units evaluator reuses
+the LAReQA evaluator's question embeddings): what a trainer's dev evaluation and the scoring CLIs call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+EVALUATORS: dict[str, type] = {}
+
+
+class TextEncoder(Protocol):
+    """Anything that maps texts to L2-normalised float32 rows."""
+
+    def encode(self, texts: Sequence[str], batch_size: int = ..., progress: bool | str = ...) -> np.ndarray: ...
+
+
+class Evaluator(Protocol):
+    """Encoder in, flat prefixed metrics out."""
+
+    name: str
+    primary_metric: str
+
+    def __call__(self, encoder: TextEncoder) -> dict[str, float]: ...
+
+
+def register_evaluator(cls: type) -> type:
+    """Class decorator: the evaluator under its `name`; a second class of one name is an error."""
+    held = EVALUATORS.get(cls.name)
+    if held is not None and held.__qualname__ != cls.__qualname__:
+        raise ValueError(f"evaluator {cls.name!r} is registered twice ({held.__qualname__}, {cls.__qualname__})")
+    EVALUATORS[cls.name] = cls
+    return cls
+
+
+class EncodingCache:
+    """An encoder that encodes each distinct list of texts once (keyed by the texts), for one round of evaluators."""
+
+    def __init__(self, encoder: TextEncoder):
+        self.encoder, self._held = encoder, {}
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64, progress: bool | str = False) -> np.ndarray:
+        key = tuple(texts)
+        if key not in self._held:
+            self._held[key] = self.encoder.encode(list(texts), batch_size=batch_size, progress=progress)
+        return self._held[key]
+
+
+def run_evaluators(evaluators: Sequence[Evaluator], encoder: TextEncoder) -> dict[str, float]:
+    """Every evaluator's metrics in one dict; two evaluators giving one key is an error (one would hide the other)."""
+    cached, out = EncodingCache(encoder), {}
+    for evaluator in evaluators:
+        metrics = evaluator(cached)
+        clash = sorted(set(metrics) & set(out))
+        if clash:
+            raise ValueError(f"evaluator {evaluator.name!r} repeats metric(s) {clash[:3]} of an earlier one")
+        out.update(metrics)
+    return out
