@@ -241,7 +241,9 @@ def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
                 model = PairModel(encoder)
                 model.compile(
                     optimizer=SparseAdam(1e-3, sparse_rows),
-                    loss=DistillationLoss(gamma=1000.0, beta=0.001, lam=1.0, omega=0.01, distance="squared_l2"),
+                    loss=DistillationLoss(
+                        gamma=1000.0, weights={"beta": 0.001, "lam": 1.0, "omega": 0.01}, distance="squared_l2"
+                    ),
                 )
             for n in sizes:
                 record = {"stage": stage, "token_table": token_table, "examples": n, "batch": batch, "steps": steps}

@@ -374,7 +374,7 @@ def test_crossval_trains_a_student_per_group_and_scores_each_language_with_its_o
     fold = out / "fold0"
     saved = {g: yaml.safe_load((fold / f"student_{g}" / "config.yaml").read_text()) for g in groups}
     assert saved["a"]["data"]["student_langs"] == ["de"] and saved["b"]["data"]["student_langs"] == ["th"]
-    assert saved["a"]["distill"]["beta"] == 1.0 and saved["b"]["distill"]["beta"] == 0.5
+    assert saved["a"]["distill"]["weights"]["beta"] == 1.0 and saved["b"]["distill"]["weights"]["beta"] == 0.5
     for g, langs in (("a", {"en", "de"}), ("b", {"th"})):  # dev metrics name the group's languages alone
         logged = [json.loads(line) for line in (fold / f"student_{g}" / "metrics.jsonl").read_text().splitlines()]
         named = {k.split("/")[2] for row in logged for k in row if k.startswith("dev/xx_en/") and k.count("/") == 3}

@@ -81,6 +81,8 @@ def from_dict(cls: type[T], data: dict | None, where: str = "config") -> T:
     data = data or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping, got {data!r}")
+    upgrade = getattr(cls, "upgrade", None)  # a section's keys of an older relkt, read as today's
+    data = upgrade(data) if upgrade else data
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
@@ -97,13 +99,29 @@ def from_dict(cls: type[T], data: dict | None, where: str = "config") -> T:
     return obj
 
 
+def upgraded(cls: type, data: dict) -> dict:
+    """A saved config mapping with every section's older keys read as today's (each section's `upgrade`), and
+    nothing filled in: how a resumed run compares what it was started with."""
+    upgrade = getattr(cls, "upgrade", None)
+    data = upgrade(dict(data)) if upgrade else dict(data)
+    hints = typing.get_type_hints(cls)
+    for name, value in data.items():
+        if name in hints and dataclasses.is_dataclass(hints[name]) and isinstance(value, dict):
+            data[name] = upgraded(hints[name], value)
+    return data
+
+
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Apply `a.b=value` strings (values parsed as YAML) to a nested dict, in place."""
     for item in overrides:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set {item!r}: expected key=value (e.g. train.learning_rate=1e-5)")
-        value = yaml.safe_load(raw) if raw != "" else ""
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError as e:
+            reason = str(getattr(e, "problem", None) or e).splitlines()[0]
+            raise ConfigError(f"--set {item!r}: the value is not valid YAML ({reason})") from None
         node = data
         parts = key.split(".")
         for part in parts[:-1]:

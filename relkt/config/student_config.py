@@ -78,27 +78,44 @@ class StudentDataSection(PoolSection):
             )
 
 
+PAPER_WEIGHTS = {"beta": 0.001, "lam": 1.0, "omega": 0.01}  # Eq. 2's three weights and the paper's values
+
+
 @dataclass
 class DistillSection:
     """Eq. 2: gamma/|M| sum(beta ||T(q_en)-S(q_x)||^2 + lambda ||T(d)-S(d)||^2 + omega ||T(d)-S(q_x)||^2)."""
 
     gamma: float = 1000.0  # overall scale of the loss
-    beta: float = 0.001  # weight of ||T(q_en) - S(q_x)||^2
-    lam: float = 1.0  # lambda, weight of ||T(d) - S(d)||^2
-    omega: float = 0.01  # weight of ||T(d) - S(q_x)||^2
+    # every loss term's weight, by the weight key its entry of relkt.losses.loss_terms names: the paper's beta (of
+    # ||T(q_en) - S(q_x)||^2), lam (lambda, of ||T(d) - S(d)||^2) and omega (of ||T(d) - S(q_x)||^2), each at the
+    # paper's value unless given, and those of added terms (e.g. keep_en). The older `distill.beta`, `distill.lam`
+    # and `distill.omega` still load (and `--set` them): they are read as these entries.
+    weights: dict[str, float] = field(default_factory=lambda: dict(PAPER_WEIGHTS))
     # of each term: squared L2 (the paper's Eq. 2), that averaged over the dimensions (mean_squared: Keras's MSE, the
     # reference code's), or 1 - cos
     distance: Literal["squared_l2", "mean_squared", "cosine"] = "squared_l2"
-    # which loss terms train: '+'-joined names of relkt.losses.loss_terms (q, q+d, q+d+dq: the paper's Table 6)
+    # which loss terms train: '+'-joined names of relkt.losses.loss_terms (q, q+d, q+d+dq: the paper's Table 6); only
+    # those terms' inputs are embedded
     objective: str = "q+d+dq"
-    # weights of loss terms beyond the paper's three, by the weight key their table entry names (e.g. {keep_en: 1})
-    weights: dict[str, float] = field(default_factory=dict)
     document: Literal["en", "parallel"] = "en"  # which answer the student sees (see relkt.data.parallel)
     contrast: float = 0.0  # not in the paper: + contrast * in-batch InfoNCE on each term (DistillationLoss)
     temperature: float = 0.05  # of that InfoNCE
     negatives: Literal["batch", "bank"] = "batch"  # its candidates: the batch's targets, or every training target
     batch_size: int = 16  # parallel examples per step (global, across replicas)
     epochs: int = field(default=10, metadata=GROWS_ON_RESUME)  # passes over the parallel examples
+
+    @staticmethod
+    def upgrade(data: dict) -> dict:
+        """A section written before the weights had one channel: `beta: 0.5` is `weights: {beta: 0.5}` (the older
+        key wins over a `weights` entry, as the more specific: `--set distill.beta=...` on a loaded config)."""
+        legacy = {k: data[k] for k in PAPER_WEIGHTS if k in data}
+        if not legacy:
+            return data
+        weights = data.get("weights") or {}
+        if not isinstance(weights, dict):
+            return data  # the type error is reported as usual
+        rest = {k: v for k, v in data.items() if k not in PAPER_WEIGHTS}
+        return {**rest, "weights": {**weights, **legacy}}
 
     def validate(self) -> None:
         """Bad values fail when the config loads, with the valid range (not as a loss error after data loading)."""
@@ -107,15 +124,16 @@ class DistillSection:
                 self.weights[key] = float(value)  # YAML reads 1e-5 as a string
             except (TypeError, ValueError):
                 raise ConfigError(f"distill.weights.{key}: expected a number, got {value!r}") from None
-        named = {name: getattr(self, name) for name in ("gamma", "beta", "lam", "omega", "contrast")}
+        self.weights = {**PAPER_WEIGHTS, **self.weights}  # the paper's three always present, in Eq. 2's order
+        named = {name: getattr(self, name) for name in ("gamma", "contrast")}
         for name, value in {**named, **{f"weights.{k}": v for k, v in self.weights.items()}}.items():
             if not (value >= 0 and value != float("inf")):
                 raise ConfigError(f"distill.{name} must be a finite number >= 0, got {value}")
         if not re.fullmatch(r"\w+(\+\w+)*", self.objective):
             raise ConfigError(f"distill.objective: '+'-joined loss-term names (e.g. q+d+dq), got {self.objective!r}")
-        if self.gamma == 0 or self.beta + self.lam + self.omega + self.contrast + sum(self.weights.values()) == 0:
+        if self.gamma == 0 or self.contrast + sum(self.weights.values()) == 0:
             raise ConfigError(
-                f"distill: gamma ({self.gamma}) and at least one of beta, lam, omega, contrast must be > 0: "
+                f"distill: gamma ({self.gamma}) and at least one of distill.weights or contrast must be > 0: "
                 "the loss would be 0 and nothing would train"
             )
         if not self.temperature > 0:

@@ -5,7 +5,7 @@ A group is written in a setup (configs/setups.yaml) as
 
     student_groups:
       supported: {langs: [en, ar, de]}                      # the student config as it is
-      other: {langs: [el, hi], set: {distill.beta: 1.0e-4}}  # plus what differs for this group
+      other: {langs: [el, hi], set: {distill.weights.beta: 1.0e-4}}  # plus what differs for this group
 
 Its student trains on its languages (`data.student_langs`: `langs` less the source language), selects its best export
 on its languages' dev questions alone (`eval.question_langs`; `eval.langs` adds the source language's candidates), and

@@ -16,7 +16,7 @@ from relkt.losses.distances import check_distance, infonce, row_distance
 from relkt.losses.loss_terms import DOCUMENT, TERMS, LossTerm, objective_terms, student_inputs, teacher_targets
 
 NEGATIVES = ("batch", "bank")
-PAPER_WEIGHTS = ("beta", "lam", "omega")  # the weights Eq. 2 names; other terms' weights live in `weights`
+PAPER_WEIGHTS = {"beta": 0.001, "lam": 1.0, "omega": 0.01}  # Eq. 2's weights at the paper's values
 
 
 def distillation_components(
@@ -110,9 +110,12 @@ class DistillationLoss(keras.losses.Loss):
     `components(y_true, y_pred)` returns the per-example loss and its terms for logging (`call` returns the loss).
     L_i = gamma * (beta d(T(q_en), S(q_x)) + lambda d(T(d), S(d)) + omega d(T(d), S(q_x))), with
     d = squared L2 (sum over the embedding axis) or 1 - cos; the batch mean is the reduction.
+    `weights`: every term's weight by its weight key (`beta`, `lam`, `omega` for the table's three, the paper's values
+    when absent; an added term's own key), one channel for all.
     `objective` ("q", "q+d", "q+d+dq": the paper's Table 6 variants; any '+'-joined names of `terms`) says which
-    terms train; the others are still measured. `terms` (default: the table, relkt.losses.loss_terms.TERMS) may add
-    terms; an added term's weight is `weights[its weight key]`.
+    terms train: only their student inputs and teacher targets are columns (`student_inputs`, `teacher_targets`), so
+    a term switched off costs no forward pass; a term off whose columns are there anyway is still measured. `terms`
+    (default: the table, relkt.losses.loss_terms.TERMS) may add terms.
     `contrast` (default 0: the paper's loss) adds contrast * InfoNCE(temperature) over the batch to
     each term: d(T, S) + contrast * (-log softmax_j(cos(S_i, T_j) / temperature)_i), j over the batch's
     targets (`negatives="batch"`) or over every target of the training set (`"bank"`: the trainer hands them
@@ -122,9 +125,6 @@ class DistillationLoss(keras.losses.Loss):
     def __init__(
         self,
         gamma: float = 1000.0,
-        beta: float = 0.001,
-        lam: float = 1.0,
-        omega: float = 0.01,
         distance: str = "squared_l2",
         objective: str = "q+d+dq",
         contrast: float = 0.0,
@@ -143,18 +143,20 @@ class DistillationLoss(keras.losses.Loss):
         if negatives not in NEGATIVES:
             raise ValueError(f"unknown negatives {negatives!r}; valid: {', '.join(NEGATIVES)}")
         self.contrast, self.temperature, self.negatives = float(contrast), float(temperature), negatives
-        self.gamma, self.beta, self.lam, self.omega = float(gamma), float(beta), float(lam), float(omega)
+        self.gamma = float(gamma)
         self.distance, self.objective = check_distance(distance), objective
-        self.weights = {k: float(v) for k, v in (weights or {}).items()}
+        self.weights = {**PAPER_WEIGHTS, **{k: float(v) for k, v in (weights or {}).items()}}
         self.terms = tuple(LossTerm(**t) if isinstance(t, dict) else t for t in (TERMS if terms is None else terms))
         self.on = objective_terms(objective, self.terms)
-        self.student_inputs, self.teacher_targets = student_inputs(self.terms), teacher_targets(self.terms)
-        self.term_weights = {t.name: self._weight(t) if t.name in self.on else 0.0 for t in self.terms}
+        active = [t for t in self.terms if t.name in self.on]
+        self.student_inputs, self.teacher_targets = student_inputs(active), teacher_targets(active)
+        self.measured = tuple(
+            t for t in self.terms if t.student in self.student_inputs and t.teacher in self.teacher_targets
+        )
+        self.term_weights = {t.name: self._weight(t) if t.name in self.on else 0.0 for t in self.measured}
         self.banks = None
 
     def _weight(self, term: LossTerm) -> float:
-        if term.weight in PAPER_WEIGHTS:
-            return getattr(self, term.weight)
         if term.weight not in self.weights:
             raise ValueError(
                 f"loss term {term.name} is on (distill.objective {self.objective!r}) but distill.weights has no "
@@ -163,8 +165,9 @@ class DistillationLoss(keras.losses.Loss):
         return self.weights[term.weight]
 
     def measurement_names(self) -> list[str]:
-        """What `components` measures, in order: every term, then its ranking term with `contrast`."""
-        names = [t.name for t in self.terms]
+        """What `components` measures, in order: every term whose columns are there, then its ranking term with
+        `contrast`."""
+        names = [t.name for t in self.measured]
         return names + ([f"{n}_rank" for n in names] if self.contrast else [])
 
     def set_banks(self, banks: Mapping[str, object]) -> None:
@@ -182,7 +185,7 @@ class DistillationLoss(keras.losses.Loss):
             {name: y_true[:, i] for i, name in enumerate(self.teacher_targets)},
             {name: y_pred[:, i] for i, name in enumerate(self.student_inputs)},
             self.term_weights,
-            self.terms,
+            self.measured,
             self.gamma,
             self.distance,
             self.contrast,
@@ -197,9 +200,6 @@ class DistillationLoss(keras.losses.Loss):
         return {
             **super().get_config(),
             "gamma": self.gamma,
-            "beta": self.beta,
-            "lam": self.lam,
-            "omega": self.omega,
             "distance": self.distance,
             "objective": self.objective,
             "contrast": self.contrast,

@@ -203,9 +203,6 @@ class StudentTrainer(Stage):
         try:
             return DistillationLoss(
                 gamma=d.gamma,
-                beta=d.beta,
-                lam=d.lam,
-                omega=d.omega,
                 distance=d.distance,
                 objective=d.objective,
                 contrast=d.contrast,

@@ -16,6 +16,7 @@ import keras
 import yaml
 
 from relkt.config import save_config, to_dict
+from relkt.config.config_io import upgraded
 from relkt.config.sections import growable_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.errors import ConfigError, WriteError
@@ -72,7 +73,7 @@ def prepare_output_dir(config: Any) -> Path:
     saved = out / "config.yaml"
     # Until a checkpoint exists nothing was trained: a corrected config (after a late error) simply replaces it.
     if saved.exists() and (out / "checkpoint").exists():
-        before = flat_keys(yaml.safe_load(saved.read_text()) or {})
+        before = flat_keys(upgraded(type(config), yaml.safe_load(saved.read_text()) or {}))
         before = {**settings_before_they_existed(before), **before}
         now = flat_keys(to_dict(config))
         # Keys the saved run lacks are options added by a later relkt: not a change of settings.

@@ -2,6 +2,7 @@ import pytest
 import yaml
 
 from relkt.config import StudentConfig, TeacherConfig, load_config, save_config, to_dict
+from relkt.config.config_io import with_overrides
 from relkt.errors import ConfigError
 
 
@@ -108,7 +109,10 @@ def test_print_config_prints_the_resolved_config_without_training(tmp_path, caps
     (tmp_path / "leaf.yaml").write_text("base: root.yaml\ndistill: {epochs: 3}\n")
     assert main(["--config", str(tmp_path / "leaf.yaml"), "--set", "distill.omega=2", "--print-config"]) == 0
     printed = yaml.safe_load(capsys.readouterr().out)
-    assert printed["distill"]["beta"] == 0.5 and printed["distill"]["epochs"] == 3 and printed["distill"]["omega"] == 2
+    # The older distill.beta / distill.omega keys load (and --set) as entries of the one channel, distill.weights.
+    assert (
+        printed["distill"]["weights"] == {"beta": 0.5, "lam": 1.0, "omega": 2.0} and printed["distill"]["epochs"] == 3
+    )
     assert "base" not in printed and printed["schedule"]["learning_rate"] == 1e-3  # defaults filled in
     assert not (tmp_path / "runs").exists() and not __import__("pathlib").Path("runs/s").exists()
 
@@ -141,10 +145,31 @@ def test_the_configs_xx_en_units_are_the_data_packages():
 
 
 def test_a_run_folder_config_saved_before_loss_term_weights_still_loads(tmp_path):
-    # What a run folder held before `distill.weights` existed: every key of its day, no `base`.
+    # What a run folder held before `distill.weights` existed, and before the paper's three weights moved into it:
+    # every key of its day, no `base`.
     saved = to_dict(StudentConfig())
     del saved["distill"]["weights"]
-    saved["distill"]["objective"] = "q+d"
+    saved["distill"].update(objective="q+d", beta=0.5, lam=1.0, omega=0.01)
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(saved))
     c = load_config(StudentConfig, tmp_path / "config.yaml")
-    assert c.distill.objective == "q+d" and c.distill.weights == {}
+    assert c.distill.objective == "q+d" and c.distill.weights == {"beta": 0.5, "lam": 1.0, "omega": 0.01}
+    # A run folder holding that config and a checkpoint resumes under today's form of the same settings.
+    from relkt.training.run_folder import prepare_output_dir
+
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    (run / "config.yaml").write_text(yaml.safe_dump({**saved, "output_dir": str(run)}))
+    same = with_overrides(c, [f"output_dir={run}"])
+    assert prepare_output_dir(same) == run
+    with pytest.raises(ConfigError, match=r"other settings \(distill.weights.beta\)"):
+        prepare_output_dir(with_overrides(same, ["distill.weights.beta=0.25"]))
+
+
+def test_a_set_value_that_is_not_yaml_is_one_line_naming_it(capsys):
+    with pytest.raises(ConfigError, match=r"--set 'data.train_langs=\[en': the value is not valid YAML"):
+        with_overrides(TeacherConfig(), ["data.train_langs=[en"])
+    from relkt.train_teacher import main
+
+    assert main(["--set", "data.train_langs=[en", "--print-config"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --set 'data.train_langs=[en'") and "Traceback" not in err

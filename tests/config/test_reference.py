@@ -37,4 +37,4 @@ def test_trainer_help_lists_the_config_keys(capsys):
         train_student.main(["--help"])
     out = capsys.readouterr().out
     assert "usage: python -m relkt.train_student" in out
-    assert "distill.gamma" in out and "weight of ||T(q_en) - S(q_x)||^2" in out and "docs/config.md" in out
+    assert "distill.gamma" in out and "beta (of ||T(q_en) - S(q_x)||^2)" in out and "docs/config.md" in out

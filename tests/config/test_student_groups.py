@@ -25,7 +25,7 @@ def test_a_groups_overrides_make_its_student_config(tmp_path):
     assert config.data.student_langs == ["el", "hi"]
     assert config.eval.langs == ["en", "el", "hi"] and config.eval.question_langs == ["en", "el", "hi"]
     assert config.output_dir == str(tmp_path / "run_other")
-    assert config.distill.beta == 1e-4 and config.distill.document == "parallel"
+    assert config.distill.weights["beta"] == 1e-4 and config.distill.document == "parallel"
     # A group without the source language: dev scores its questions against its and the source's candidates.
     config = load_config(StudentConfig, None, StudentGroup("b", ("el",)).overrides("en", str(tmp_path / "b")))
     assert config.eval.langs == ["el", "en"] and config.eval.question_langs == ["el"]

@@ -22,7 +22,10 @@ def test_an_added_term_is_measured_weighted_and_serialized():
     # q = 2, d = 0, dq = 2, keep_en = 0.16 + 0.64 = 0.8; gamma 10, beta 1, lambda 1, omega 0.5, keep_en 2:
     # 10 * (2 + 0 + 1 + 1.6) = 46. The student's outputs are [S(q_x), S(d), S(q_en)]: inputs in table order.
     loss = DistillationLoss(
-        gamma=10, beta=1, lam=1, omega=0.5, objective="q+d+dq+keep_en", weights={"keep_en": 2}, terms=(*TERMS, KEEP_EN)
+        gamma=10,
+        weights={"beta": 1, "lam": 1, "omega": 0.5, "keep_en": 2},
+        objective="q+d+dq+keep_en",
+        terms=(*TERMS, KEEP_EN),
     )
     assert loss.student_inputs == ["q", "d", "q_en"] and loss.teacher_targets == ["q_en", "d"]
     y_true = np.array([[[1, 0], [1, 0]]], np.float32)
@@ -30,8 +33,10 @@ def test_an_added_term_is_measured_weighted_and_serialized():
     per_example, parts = loss.components(y_true, y_pred)
     np.testing.assert_allclose(per_example, [46.0], rtol=1e-6)
     np.testing.assert_allclose(float(parts["keep_en"][0]), 0.8, rtol=1e-6)
-    # Off (not in the objective), it is measured but does not train: 10 * 3 = 30.
-    off = DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5, terms=(*TERMS, KEEP_EN))
+    # Off (not in the objective) it does not train: 10 * 3 = 30.
+    off = DistillationLoss(gamma=10, weights={"beta": 1, "lam": 1, "omega": 0.5}, terms=(*TERMS, KEEP_EN))
+    # keep_en off: its student input S(q_en) is no column (no forward pass) and it is not measured.
+    assert off.student_inputs == ["q", "d"] and off.measurement_names() == ["q", "d", "dq"]
     np.testing.assert_allclose(off.components(y_true, y_pred)[0], [30.0], rtol=1e-6)
     clone = DistillationLoss.from_config(loss.get_config())
     assert clone.terms == loss.terms and clone.get_config() == loss.get_config()
@@ -65,8 +70,10 @@ def test_the_trainer_trains_a_step_with_a_term_the_test_added(synthetic_data, tm
     }
     y_pred = np.asarray(trainer.model(features))
     per_example, parts = trainer.loss.components(trainer.example_targets()[rows], y_pred)
-    d = cfg.distill
-    by_hand = d.gamma * (d.beta * parts["q"] + d.lam * parts["d"] + d.omega * parts["dq"] + 2.0 * parts["keep_en"])
+    d, w = cfg.distill, cfg.distill.weights
+    by_hand = d.gamma * (
+        w["beta"] * parts["q"] + w["lam"] * parts["d"] + w["omega"] * parts["dq"] + 2.0 * parts["keep_en"]
+    )
     np.testing.assert_allclose(per_example, by_hand, rtol=1e-5)
     assert float(np.max(parts["keep_en"])) > 0  # the student moved off the teacher's English
 

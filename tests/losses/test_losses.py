@@ -42,11 +42,11 @@ def test_distillation_reduction_sum_over_embedding_mean_over_batch():
     td = np.array([[1, 0], [1, 0]], np.float32)
     sd = np.array([[1, 0], [1, 0]], np.float32)
     np.testing.assert_allclose(distillation_loss(tq, sq, td, sd, gamma=10, beta=1, lam=1, omega=0.5), [30, 0])
-    loss = DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5)
+    loss = DistillationLoss(gamma=10, weights={"beta": 1, "lam": 1, "omega": 0.5})
     assert float(loss(np.stack([tq, td], 1), np.stack([sq, sd], 1))) == pytest.approx(15.0)
     # Table 6 variants switch terms off: "q" keeps beta only -> 10 * 2 / 2 = 10.
     assert float(
-        DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5, objective="q")(
+        DistillationLoss(gamma=10, weights={"beta": 1, "lam": 1, "omega": 0.5}, objective="q")(
             np.stack([tq, td], 1), np.stack([sq, sd], 1)
         )
     ) == pytest.approx(10.0)
@@ -60,9 +60,7 @@ def test_distillation_reduction_sum_over_embedding_mean_over_batch():
             DistillationLoss,
             {
                 "gamma": 100,
-                "beta": 0.1,
-                "lam": 1,
-                "omega": 0.01,
+                "weights": {"beta": 0.1, "lam": 1, "omega": 0.01},
                 "distance": "cosine",
                 "objective": "q+d",
                 "contrast": 0.5,
@@ -129,9 +127,11 @@ def test_bank_negatives_rank_against_every_target():
     e1 = np.array([[1.0, 0.0]], np.float32)
     bank = np.eye(2, dtype=np.float32)
     y = np.stack([e1, e1], axis=1)
-    batch = DistillationLoss(gamma=1, beta=1, lam=0, omega=0, contrast=1.0, temperature=1.0)
+    batch = DistillationLoss(gamma=1, weights={"beta": 1, "lam": 0, "omega": 0}, contrast=1.0, temperature=1.0)
     assert float(batch(y, y)) == pytest.approx(0.0, abs=1e-6)
-    loss = DistillationLoss(gamma=1, beta=1, lam=0, omega=0, contrast=1.0, temperature=1.0, negatives="bank")
+    loss = DistillationLoss(
+        gamma=1, weights={"beta": 1, "lam": 0, "omega": 0}, contrast=1.0, temperature=1.0, negatives="bank"
+    )
     with pytest.raises(ValueError, match="needs set_banks"):
         loss(y, y)
     loss.set_banks({"q_en": bank, "d": bank})
@@ -145,7 +145,7 @@ def test_components_are_the_terms_the_loss_is_made_of():
     Rows: T(q_en) = (1, 0), S(q_x) = (0, 1), T(d) = (1, 0), S(d) = (1, 0): q = ||(1,-1)||^2 = 2, d = 0,
     dq = ||T(d) - S(q_x)||^2 = 2; loss = gamma (beta 2 + lam 0 + omega 2) = 10 (1 * 2 + 0 + 0.5 * 2) = 30."""
     tq, sq, td, sd = (np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), np.array([[1.0, 0.0]]), np.array([[1.0, 0.0]]))
-    loss = DistillationLoss(gamma=10, beta=1, lam=1, omega=0.5)
+    loss = DistillationLoss(gamma=10, weights={"beta": 1, "lam": 1, "omega": 0.5})
     assert loss.teacher_targets == ["q_en", "d"] and loss.student_inputs == ["q", "d"]
     y_true, y_pred = np.stack([tq, td], axis=1), np.stack([sq, sd], axis=1)
     per_example, parts = loss.components(y_true.astype("float32"), y_pred.astype("float32"))
@@ -165,11 +165,11 @@ def test_a_row_without_a_document_contributes_its_question_term_only():
     s_q = np.array([[0.0, 1.0], [0.0, 1.0]], "float32")
     t_d = np.array([[1.0, 0.0], [0.0, 0.0]], "float32")
     s_d = np.array([[1.0, 0.0], [0.0, 1.0]], "float32")
-    loss = DistillationLoss(gamma=1, beta=1, lam=1, omega=0.5, contrast=1.0, temperature=1.0)
+    loss = DistillationLoss(gamma=1, weights={"beta": 1, "lam": 1, "omega": 0.5}, contrast=1.0, temperature=1.0)
     per_example, parts = loss.components(np.stack([t_q, t_d], 1), np.stack([s_q, s_d], 1))
     assert float(parts["d"][1]) == 0 and float(parts["dq"][1]) == 0
     assert float(parts["d_rank"][1]) == 0 and float(parts["dq_rank"][1]) == 0 and float(parts["q_rank"][1]) > 0
-    plain = DistillationLoss(gamma=1, beta=1, lam=1, omega=0.5)
+    plain = DistillationLoss(gamma=1, weights={"beta": 1, "lam": 1, "omega": 0.5})
     np.testing.assert_allclose(
         plain.components(np.stack([t_q, t_d], 1), np.stack([s_q, s_d], 1))[0], [3.0, 0.4], rtol=1e-6
     )
