@@ -108,6 +108,8 @@ def test_report_numbers_are_recomputed_from_per_item_hits(tmp_path, tiny_data):
         (["--langs", "bn", "--questions-dir", "QUESTIONS"], "no question file for any of bn"),
         (["--langs", "fi", "--broken"], r"fi.tsv:5: 2 columns, expected 3 \(source, en, xx\); fix or remove the line"),
         (["--langs", "fi", "--empty"], r"fi.tsv: no usable pairs"),
+        # A held-out slice as large as the file would call every pair held out, those a student trained on too.
+        (["--langs", "fi", "--dev-pairs", "10000000"], r"fi.tsv: 10000000 held-out pairs would hold out every one"),
     ],
 )
 def test_bad_input_is_one_clear_line(tmp_path, capsys, args, message):

@@ -10,7 +10,7 @@ import numpy as np
 
 from relkt.data.code_switch import CodeSwitcher
 from relkt.data.lareqa_pool import LareqaPool
-from relkt.data.parallel_corpus import ParallelCorpus, pair_languages, read_pairs
+from relkt.data.parallel_corpus import ParallelCorpus, pair_file, pair_languages, read_pairs
 from relkt.data.translate import TRANSLATORS, CachedTranslator
 from relkt.errors import DataError
 
@@ -135,6 +135,23 @@ def student_examples(
     if not len(examples):
         raise DataError(f"no parallel examples for languages {list(langs)} (data.student_langs)")
     return examples
+
+
+def pair_files_read(data, langs: Sequence[str]) -> dict[str, Path]:
+    """Every pair file a student run with `data` reads for `langs`, by `FOLDER/LANG.tsv`: `data.corpus_dir`'s and each
+    `data.more_pairs` folder's (the languages `corpus_examples` takes), and the code-switching dictionaries. What a
+    resumed run must find unchanged (run fingerprints)."""
+    out: dict[str, Path] = {}
+    folders = ([(data.corpus_dir, data.corpus_langs)] if data.corpus_dir else []) + [
+        (folder, []) for folder in data.more_pairs
+    ]
+    for folder, chosen in folders:
+        have = pair_languages(folder)
+        for lang in chosen or [x for x in langs if x != data.source_lang and x in have]:
+            out[f"{Path(folder).name}/{lang}.tsv"] = pair_file(folder, lang)
+    for lang in data.code_switch_langs:
+        out[f"{Path(data.code_switch_dir).name}/{lang}.tsv"] = pair_file(data.code_switch_dir, lang)
+    return {k: v for k, v in out.items() if v.is_file()}
 
 
 def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExamples, dict[str, ParallelCorpus]]:

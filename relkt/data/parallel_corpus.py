@@ -81,6 +81,12 @@ class ParallelCorpus:
                 [i for i in range(len(self)) if marked[i]], [i for i in range(len(self)) if not marked[i]]
             )
         rows = [i for i in range(len(self)) if marked[i]]
+        if dev_pairs and dev_pairs >= len(rows):
+            raise DataError(
+                f"{self.path}: {dev_pairs} held-out pairs would hold out every one of its {len(rows)} trainable "
+                "pairs: nothing would be left to train on, and a report would call pairs a student trained on held "
+                "out; hold out fewer (data.corpus_dev_pairs, --dev-pairs)"
+            )
         order = sorted(rows, key=lambda i: hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest())
         dev = set(order[:dev_pairs])
         return self._rows([i for i in rows if i not in dev]), self._rows(sorted(dev))

@@ -60,9 +60,19 @@ def load_split(data: Any, split: str, langs=None) -> LareqaPool:
     return LareqaPool.from_language_data(tested)
 
 
+def check_test_source(data: Any) -> None:
+    """A run with `data.test_dir` is refused at its start, not when it is scored, if the test source shares an
+    article, context or question id with the training source (relkt.data.unseen)."""
+    test = test_source(data)
+    if test is not None:
+        train = train_source(data)
+        check_unseen(train.read(), test.read(), str(train.path), str(test.path))
+
+
 def teacher_pool(data: Any, seed: int) -> LareqaPool:
     """The teacher's training pool: `data.train_langs` questions against `data.answer_langs` candidates of the
     train split (as passages with `answer_unit: passage`), `data.max_train_questions` of them if set."""
+    check_test_source(data)
     pool = load_split(data, "train", langs=sorted(set(data.train_langs) | set(data.answer_langs)))
     pool = pool.subset(question_langs=data.train_langs, candidate_langs=data.answer_langs)
     if data.answer_unit == "passage":
@@ -82,6 +92,7 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
     A student language needs no QA file: one the QA source lacks learns from its pairs in `data.corpus_dir` alone, and
     the source language's own QA examples (q_en, q_en, d) then give the d and dq terms their documents. With
     `data.max_train_questions`, N source questions are drawn and each keeps its translations."""
+    check_test_source(data)
     pool = load_split(data, "train")
     langs = data.student_langs or pool.langs
     if data.source_lang not in pool.langs:

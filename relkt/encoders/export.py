@@ -120,7 +120,17 @@ def link_export(source: str | Path, path: str | Path, training: dict[str, Any]) 
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The `relkt.json` of an export ({} for SavedModels relkt did not write)."""
     file = Path(path).expanduser() / METADATA_FILE
-    return json.loads(file.read_text()) if file.exists() else {}
+    if not file.exists():
+        return {}
+    try:
+        meta = json.loads(file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise EncoderError(
+            f"{file}: not a readable relkt export ({e}); the export was cut short or edited: export it again"
+        ) from None
+    if not isinstance(meta, dict):
+        raise EncoderError(f"{file}: expected a JSON object, got {type(meta).__name__}; export the model again")
+    return meta
 
 
 def read_export(path: str | Path, spec: str, kind: str, tokenizer_type: str) -> tuple[dict[str, Any], Any]:

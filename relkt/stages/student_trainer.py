@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from relkt.config import StudentConfig
-from relkt.data.parallel import corpus_examples, student_examples
+from relkt.data.parallel import corpus_examples, pair_files_read, student_examples
 from relkt.data.selection import load_split, student_pool
 from relkt.encoders import build_encoder, weights_digest
 from relkt.encoders.language_rows import language_rows
@@ -30,6 +30,7 @@ from relkt.metrics import CorpusBitextEvaluator
 from relkt.training.distributed_loop import fit
 from relkt.training.pair_model import PairModel
 from relkt.training.row_subset_adam import RowSubsetAdam
+from relkt.training.run_folder import file_fingerprint
 from relkt.training.run_harness import HarnessCallback
 from relkt.training.sparse_adam import SparseAdam
 from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
@@ -50,7 +51,8 @@ class StudentTrainer(Stage):
         out = Path(c.output_dir)
         out.mkdir(parents=True, exist_ok=True)
         self.strategy, self.chief = start_run(c)
-        pool, qa_langs, langs, self.language_texts = student_pool(c.data, c.seed)
+        pool, qa_langs, self.langs, self.language_texts = student_pool(c.data, c.seed)
+        langs = self.langs
         self.examples = student_examples(pool, qa_langs, c.data, c.distill.document, out, c.seed)
         self.corpus_dev = {}
         if (
@@ -87,8 +89,13 @@ class StudentTrainer(Stage):
         )
 
     def fingerprints(self) -> dict[str, dict]:
-        """What a resumed run must find again besides the data (relkt.training.run_folder.check_fingerprints)."""
-        return {"teacher": {"weights_sha256": self.teacher_digest}}  # its weights, wherever it now lies
+        """What a resumed run must find again besides the QA data (relkt.training.run_folder.check_fingerprints): the
+        teacher's weights, wherever it now lies, and every pair file read (`pairs/FOLDER/LANG.tsv`)."""
+        pairs = pair_files_read(self.config.data, self.langs)
+        return {
+            "teacher": {"weights_sha256": self.teacher_digest},
+            **{f"pairs/{name}": file_fingerprint(path) for name, path in sorted(pairs.items())},
+        }
 
     # ----- models ---------------------------------------------------------------------------------------------
     def _student(self):

@@ -108,8 +108,11 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
     path = out / FINGERPRINTS
     if path.exists():
         before = json.loads(path.read_text())
+        # A kind of input an older relkt did not record (pair files: `pairs/...`) is recorded now, not refused.
+        recorded = {k.partition("/")[0] for k in before}
+        new = {k: v for k, v in current.items() if k.partition("/")[0] not in recorded}
         # A data file recorded but no longer read (a folder fingerprinted whole by an older relkt) changes nothing.
-        keys = current.keys() | {k for k in before if not k.startswith("data/")}
+        keys = (current.keys() - new.keys()) | {k for k in before if not k.startswith("data/")}
         changed = sorted(k for k in keys if before.get(k) != current.get(k))
         if changed:
             detail = "; ".join(f"{k}: {_short(before.get(k))} -> {_short(current.get(k))}" for k in changed[:4])
@@ -117,6 +120,8 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
                 f"{out} was trained on other inputs ({detail}); resume it with the data and teacher it "
                 f"started with, or choose another output_dir ({path} records them)"
             )
+        if new:
+            atomic_write_json(path, {**before, **new})
         return
     atomic_write_json(path, current)
 
