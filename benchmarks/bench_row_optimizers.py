@@ -17,8 +17,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from relkt.training.row_subset_adam import RowSubsetAdam
-from relkt.training.sparse_adam import SparseAdam
+from relkt.stages.row_subset_adam import RowSubsetAdam
+from relkt.stages.sparse_adam import SparseAdam
 
 HEIGHT, WIDTH = 128_187, 512  # mUSE-small's table after vocabulary extension for el/hi/vi
 

@@ -224,10 +224,10 @@ def bench_train(maker: TextMaker, sizes: list[int], steps: int) -> list[dict]:
     with dense Adam (every row every step) and frozen, over data sets of each size."""
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
     from relkt.losses import DistillationLoss, TripletLoss  # deferred: heavy (Keras)
-    from relkt.training.pair_model import PairModel  # deferred: heavy (TensorFlow)
-    from relkt.training.sparse_adam import SparseAdam  # deferred: heavy (Keras)
+    from relkt.stages.pair_model import PairModel  # deferred: heavy (TensorFlow)
+    from relkt.stages.sparse_adam import SparseAdam  # deferred: heavy (Keras)
+    from relkt.stages.triplet_model import TripletModel  # deferred: heavy (TensorFlow)
     from relkt.training.stage import text_dataset  # deferred: heavy (TensorFlow)
-    from relkt.training.triplet_model import TripletModel  # deferred: heavy (TensorFlow)
 
     rows = []
     for stage, batch in (("teacher", PAPER["teacher_batch"]), ("student", PAPER["student_batch"])):

@@ -42,10 +42,10 @@ def timed(fn, batches, repeat: int = 1) -> float:
 def profile(stage: str, steps: int, token_table: str = "frozen", seed: int = 0) -> dict:
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
     from relkt.losses import DistillationLoss, TripletLoss  # deferred: heavy (Keras)
-    from relkt.training.pair_model import PairModel  # deferred: heavy (TensorFlow)
-    from relkt.training.sparse_adam import SparseAdam  # deferred: heavy (Keras)
+    from relkt.stages.pair_model import PairModel  # deferred: heavy (TensorFlow)
+    from relkt.stages.sparse_adam import SparseAdam  # deferred: heavy (Keras)
+    from relkt.stages.triplet_model import TripletModel  # deferred: heavy (TensorFlow)
     from relkt.training.stage import text_dataset  # deferred: heavy (TensorFlow)
-    from relkt.training.triplet_model import TripletModel  # deferred: heavy (TensorFlow)
 
     encoder = build_encoder("muse", trainable=True, freeze_token_embedding=token_table == "frozen")
     maker = TextMaker(encoder.tokenizer.get_vocabulary(), seed=seed)

@@ -210,7 +210,7 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
 def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
     """The same extended student trained with new_rows_lr_multiplier 1 and 20: the new rows move about
     20 times as far (Adam's step is ~lr per step), the old rows about as far as before."""
-    from relkt.training.sparse_adam import SparseAdam
+    from relkt.stages.sparse_adam import SparseAdam
     from tests.helpers.data import make_synthetic_lareqa
     from tests.helpers.tiny_bert import tiny_bert
 
@@ -282,7 +282,7 @@ def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, tea
 
 def test_a_truncated_teacher_target_cache_is_computed_again(tmp_path):
     from relkt.encoders.ngram_encoder import NgramEncoder
-    from relkt.training.teacher_targets import teacher_targets
+    from relkt.stages.teacher_targets import teacher_targets
 
     teacher = NgramEncoder(dim=4, num_buckets=16)
     cache = tmp_path / "teacher_targets.npz"
@@ -298,7 +298,7 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     the characters of the synthetic Thai the tiny model lacks become pieces, their rows follow the table's, and the
     new-rows learning-rate multiplier scales exactly those rows."""
     from relkt.encoders.muse_encoder import MuseEncoder
-    from relkt.training.sparse_adam import SparseAdam
+    from relkt.stages.sparse_adam import SparseAdam
     from tests.helpers.data import make_synthetic_lareqa
     from tests.helpers.tiny_muse import tiny_muse_encoder
 
@@ -393,7 +393,7 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
     max_other_count 1), pieces vocabulary extension added among them, may move; the network and every other row stay the
     teacher's, so English and German embed exactly as before, while Thai moves."""
     from relkt.encoders.muse_encoder import MuseEncoder
-    from relkt.training.row_subset_adam import RowSubsetAdam
+    from relkt.stages.row_subset_adam import RowSubsetAdam
     from tests.helpers.data import make_synthetic_lareqa
     from tests.helpers.tiny_muse import tiny_muse_encoder
 

@@ -149,7 +149,7 @@ class ScheduleSection:
     warmup_steps: int = 0
     # Embedding tables (muse's token table, BERT's word table): "dense" is Keras's Adam (and the paper's TF1 Adam):
     # every row every step, unread rows moving on their momentum; "lazy" moves only the rows a batch read, and only
-    # their moments decay (relkt.training.sparse_adam): a trainable table then costs about what a frozen one does.
+    # their moments decay (relkt.stages.sparse_adam): a trainable table then costs about what a frozen one does.
     # Measured (docs/results/scale.md): level on the quickstart student, worse on language rows (rare rows move less).
     sparse_rows: Literal["lazy", "dense"] = "dense"
 

@@ -170,7 +170,7 @@ class VocabExtensionSection:
     # the base reads them; e.g. [Greek], which mUSE spells letter by letter (~5 pieces a word). Such text then
     # reads new rows from step 0 (start them with init: compose).
     piece_scripts: list[str] = field(default_factory=list)
-    # The new rows' learning rate as a multiple of schedule.learning_rate (relkt.training.sparse_adam): at a
+    # The new rows' learning rate as a multiple of schedule.learning_rate (relkt.stages.sparse_adam): at a
     # fine-tuning rate (5e-5) Adam moves a row at most ~0.03 in an epoch of 572 steps, half of MiniLM's
     # per-dimension embedding spread (0.055), so untrained rows hardly learn without it.
     new_rows_lr_multiplier: float = 1.0

@@ -1,7 +1,7 @@
 """Which token-table rows belong to new languages: the rows a student may move without touching the others.
 
 A base model that never saw Greek still cuts Greek text into pieces it has rows for, but those rows were never
-trained (or are shared with nothing the model learned). Training only them (relkt.training.row_subset_adam) maps
+trained (or are shared with nothing the model learned). Training only them (relkt.stages.row_subset_adam) maps
 the new language into the base model's space while every language it already reads keeps its embeddings: the
 recipe of Artetxe et al. (2020, "On the Cross-lingual Transferability of Monolingual Representations"), applied to
 CL-ReLKT's question distillation. A row the other languages also read often stays frozen, so they cannot drift.

@@ -29,7 +29,7 @@ class TokenEmbedding(keras.layers.Embedding):
     """`keras.layers.Embedding` whose lookup is a sparse read of the variable (`ResourceGather`), not a read of the
     whole table followed by a gather.
 
-    Why: once an optimizer updates rows of a variable in place (a scatter: relkt.training.sparse_adam's lazy Adam,
+    Why: once an optimizer updates rows of a variable in place (a scatter: relkt.stages.sparse_adam's lazy Adam,
     RowSubsetAdam), TensorFlow puts the variable in copy-on-read mode, and every whole read copies it: 23 ms for
     mUSE's 128,010 x 512 table on 2 cores, paid at each encoder call of a step (three in a teacher step). A sparse
     read copies the rows read. Same values, same gradient (`tf.IndexedSlices` over the rows read), same weights and

@@ -27,14 +27,14 @@ from relkt.encoders.registry import extend_encoder_vocabulary, token_table
 from relkt.errors import ConfigError
 from relkt.losses import STUDENT_INPUTS, TEACHER_TARGETS, TERMS, DistillationLoss, LossTerm
 from relkt.metrics import CorpusBitextEvaluator
+from relkt.stages.pair_model import PairModel
+from relkt.stages.row_subset_adam import RowSubsetAdam
+from relkt.stages.sparse_adam import SparseAdam
+from relkt.stages.teacher_targets import teacher_targets
 from relkt.training.distributed_loop import fit
-from relkt.training.pair_model import PairModel
-from relkt.training.row_subset_adam import RowSubsetAdam
 from relkt.training.run_folder import file_fingerprint
 from relkt.training.run_harness import HarnessCallback
-from relkt.training.sparse_adam import SparseAdam
 from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
-from relkt.training.teacher_targets import teacher_targets
 
 log = logging.getLogger("relkt.train_student")
 

@@ -19,11 +19,11 @@ from relkt.data.selection import teacher_pool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
 from relkt.mining import TripletNegatives
+from relkt.stages.sparse_adam import SparseAdam
+from relkt.stages.triplet_model import TripletModel
 from relkt.training.distributed_loop import fit
 from relkt.training.run_harness import HarnessCallback
-from relkt.training.sparse_adam import SparseAdam
 from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
-from relkt.training.triplet_model import TripletModel
 
 log = logging.getLogger("relkt.train_teacher")
 

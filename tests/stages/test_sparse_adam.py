@@ -4,7 +4,7 @@ import pytest
 import tensorflow as tf
 
 from relkt.errors import ConfigError
-from relkt.training.sparse_adam import SparseAdam
+from relkt.stages.sparse_adam import SparseAdam
 from tests.helpers.tiny_muse import tiny_muse_encoder
 
 
@@ -118,7 +118,7 @@ import json, numpy as np, tensorflow as tf, keras
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 from relkt.encoders.token_embedding import TokenEmbedding
-from relkt.training.sparse_adam import SparseAdam
+from relkt.stages.sparse_adam import SparseAdam
 from relkt.training.distributed_loop import DistributedFit
 seen = []
 class Spy(SparseAdam):

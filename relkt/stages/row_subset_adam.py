@@ -9,7 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from relkt.errors import ConfigError
-from relkt.training.sparse_adam import SPARSE_ROWS, SparseRows, summed_rows
+from relkt.stages.sparse_adam import SPARSE_ROWS, SparseRows, summed_rows
 
 
 @keras.saving.register_keras_serializable(package="relkt")

@@ -4,7 +4,7 @@ import pytest
 import tensorflow as tf
 
 from relkt.errors import ConfigError
-from relkt.training.row_subset_adam import RowSubsetAdam
+from relkt.stages.row_subset_adam import RowSubsetAdam
 
 
 def test_only_chosen_rows_move_each_at_its_scale():
