@@ -1,15 +1,28 @@
-"""Coverage and language-bias report for one or more encoders on the LAReQA pool.
+"""Does an encoder serve language X? The one coverage command: languages from pair files, and LAReQA's language bias.
 
-    python -m relkt.coverage --encoder zero-shot=minilm --encoder teacher=hub:runs/x/teacher/best \
-        --encoder student=hub:runs/x/student/best --split test --new-lang th --output reports/x
+    # languages from pair files: tokenizer, held-out pairs and questions both ways, a test source whole
+    python -m relkt.coverage --encoder zero-shot=muse --encoder student=muse:runs/new_languages/student/best \
+        --langs bn,te,fi,ja --pairs-dir ../shared/data/parallel --questions-dir ../shared/data/xor-questions \
+        --test-dir ../shared/data/xquad-r --learned bn,te,fi,ja --output reports/new_languages
+    # LAReQA's language-bias analyses on a QA pool (the default without --pairs-dir; --bias adds them to the above)
+    python -m relkt.coverage --encoder zero-shot=minilm --encoder student=hub:runs/x/student/best \
+        --split test --new-lang th --output reports/x
 
-Writes OUTPUT/report.md (tables; renders in any Markdown viewer), OUTPUT/*.png and OUTPUT/report.json.
+With `--pairs-dir`, per language and encoder (relkt.pair_coverage): how the tokenizer reads it, translation
+retrieval on the held-out pairs both ways, XOR-TyDi-style question retrieval (`--questions-dir`, the rows not marked
+`train`), and with `--test-dir` the test source whole; each encoder's difference from the first with McNemar's p.
+Without it, or with `--bias`: LAReQA's analyses on the pool (limit/remove one target, monolingual pool, top-k
+languages, PCA, language-ID probe, each encoder's tokenizer on the pool's questions), with paired bootstrap and
+McNemar between encoders. Writes one OUTPUT/report.md and OUTPUT/report.json (the bias analyses under `bias` when
+both ran), with figures beside them. `relkt.language_coverage` is this command under its older name.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,16 +42,19 @@ from relkt.analysis import (
 from relkt.cli import add_pool_arguments, load_pool, named_specs, run_cli
 from relkt.cli_types import positive_int
 from relkt.errors import ConfigError
-from relkt.io import atomic_write_json, atomic_write_text
+from relkt.io import atomic_files, atomic_write_json, atomic_write_text, json_text
 from relkt.metrics import LareqaEvaluator
+from relkt.pair_coverage import add_language_arguments, run_languages
 from relkt.reports import plots
 from relkt.reports.coverage_report import coverage_markdown, new_language_markdown, significance_markdown
 
 log = logging.getLogger("relkt.coverage")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m relkt.coverage", description=__doc__.split("\n")[0])
+def build_parser(prog: str = "python -m relkt.coverage") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument(
         "--encoder",
         action="append",
@@ -47,6 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="an encoder to report on (repeat; the first is the baseline), e.g. teacher=hub:runs/t/best",
     )
     add_pool_arguments(p)
+    add_language_arguments(p)
+    p.add_argument(
+        "--bias",
+        action="store_true",
+        help="with --pairs-dir, also LAReQA's language-bias analyses on the QA pool (without --pairs-dir they run "
+        "anyway; default: off)",
+    )
     p.add_argument(
         "--new-lang",
         default=None,
@@ -144,10 +167,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Languages from pair files (`--pairs-dir`), the bias analyses (without it, or with `--bias`), or both as one
+    report: the languages' report.md with the bias sections after it, their figures in OUTPUT/bias/."""
+    if not args.pairs_dir:
+        return run_bias(args, Path(args.output))
+    if args.pairs_dir and not args.langs:
+        raise ConfigError("--pairs-dir: name the languages to report on with --langs (e.g. --langs bn,fi)")
+    if not args.bias:
+        return run_languages(args)
+    run_languages(args)
+    out = Path(args.output)
+    run_bias(argparse.Namespace(**{**vars(args), "langs": None}), out / "bias")  # --langs: the pair files' languages
+    md = (out / "bias" / "report.md").read_text(encoding="utf-8")
+    md = re.sub(r"\]\(\./([^)]+\.png)\)", r"](./bias/\1)", md)  # its figures, seen from OUTPUT
+    md = re.sub(r"^(#+) ", r"#\1 ", md, flags=re.M)  # its sections under one heading
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    report["bias"] = json.loads((out / "bias" / "report.json").read_text(encoding="utf-8"))
+    with atomic_files([out / "report.json", out / "report.md"]) as (js, report_md):
+        js.write(json_text(report).encode("utf-8"))
+        body = (out / "report.md").read_text(encoding="utf-8")
+        report_md.write(f"{body.rstrip()}\n\n## Language bias on the QA pool\n\n{md}".encode())
+    print(f"wrote {out / 'report.md'} and {out / 'report.json'} (languages, and the bias analyses: {out / 'bias'})")
+    return 0
+
+
+def run_bias(args: argparse.Namespace, out: Path) -> int:
+    """LAReQA's language-bias analyses of every encoder on the pool, written to `out`."""
     specs = named_specs(args.encoder)  # a bad --encoder fails before TensorFlow loads
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow); --help answers without it
 
-    out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     pool = load_pool(args)
     if args.new_lang and args.new_lang not in pool.langs:

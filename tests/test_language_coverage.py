@@ -136,3 +136,29 @@ def test_bad_input_is_one_clear_line(tmp_path, capsys, args, message):
     assert rc == 2 and len(err.strip().splitlines()) == 1
     assert re.search(message, err), err
     assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_one_command_reports_languages_held_out_by_source_and_the_pool_bias(tmp_path, tiny_data):
+    """relkt.coverage with pair files and --bias: one report.md (the languages, then the bias analyses) and one
+    report.json; the held-out pairs are a whole source, and the report says so."""
+    from relkt import coverage
+
+    pairs, _ = make_files(tmp_path)
+    fi = (pairs / "fi.tsv").read_text(encoding="utf-8").splitlines()
+    news = [line.replace("t\t", "news\t", 1) for line in fi[1:5]]  # 4 pairs of another source
+    (pairs / "fi.tsv").write_text("\n".join([fi[0], *fi[5:], *news]) + "\n", encoding="utf-8")
+    out = tmp_path / "one"
+    argv = ["--encoder", "a=ngram", "--encoder", "b=ngram", "--langs", "fi", "--pairs-dir", str(pairs)]
+    argv += ["--held-out-sources", "news", "--bias", "--data-dir", str(tiny_data), "--split", "all"]
+    assert coverage.main([*argv, "--top-k", "4", "--bootstrap", "20", "--output", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["setup"]["held_out"].startswith("every pair of news (whole sources")
+    assert report["figures"]["a"]["fi"]["pairs"]["xx>en"]["n"] == 4  # the news pairs, all of them
+    assert set(report["bias"]["encoders"]) == {"a", "b"}
+    md = (out / "report.md").read_text()
+    assert md.index("## Language bias on the QA pool") > 0 and "### Limit to one target" in md
+    assert "](./bias/heatmap_a.png)" in md and (out / "bias" / "heatmap_a.png").exists()
+    # The older name is the same command.
+    again = tmp_path / "again"
+    assert language_coverage.main([*argv[:10], "--output", str(again)]) == 0  # the pair files alone
+    assert json.loads((again / "report.json").read_text())["figures"]["a"]["fi"] == report["figures"]["a"]["fi"]

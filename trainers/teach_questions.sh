@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Teaching questions without a translator (issue #45): the new_languages student from parallel text alone
 # (configs/new_languages_student.yaml) beside the same student given XOR-TyDi's training questions too
-# (configs/new_languages_xor_student.yaml), each scored by relkt.language_coverage on the XOR rows not marked train
+# (configs/new_languages_xor_student.yaml), each scored by relkt.coverage on the XOR rows not marked train
 # (bn fi ja te taught; ko ru ar as controls), held-out pairs and XQuAD-R whole: once against zero-shot mUSE, once
 # against the parallel-text student. Re-running resumes the students and redoes the reports.
 #   bash trainers/reproduce.sh teach_questions [SEED]      # (this script: bash trainers/teach_questions.sh [SEED])
@@ -19,7 +19,7 @@ timed student_xor python -m relkt.train_student --config configs/new_languages_x
   --set "output_dir=$root/student_xor" "${seed_set[@]}"
 coverage() {  # coverage NAME ENCODER...: the first encoder is what the others are compared with
   local name=$1; shift
-  timed "coverage $name" python -m relkt.language_coverage "$@" --langs "$langs" --pairs-dir ../shared/data/parallel \
+  timed "coverage $name" python -m relkt.coverage "$@" --langs "$langs" --pairs-dir ../shared/data/parallel \
     --dev-pairs 500 --questions-dir ../shared/data/xor-questions --test-dir ../shared/data/xquad-r \
     --learned bn,te,fi,ja --output "$root/$name"
 }

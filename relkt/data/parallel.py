@@ -178,7 +178,10 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
             if pairs.splits is not None:  # a question file: its rows kept for scoring
                 scored = pairs.held_out()
                 held.setdefault(lang, {}).update({x: f"{pairs.path}:{n}" for x, n in zip(scored.xx, scored.lines)})
-            train, lang_dev = pairs.split(data.corpus_dev_pairs if key == "corpus_dir" else 0)
+            if key == "corpus_dir":
+                train, lang_dev = pairs.split(data.corpus_dev_pairs, data.corpus_held_out_sources)
+            else:
+                train, lang_dev = pairs.split(0)
             if key == "corpus_dir":
                 dev[lang] = lang_dev
             question = [en.rstrip().endswith("?") for en in train.en]

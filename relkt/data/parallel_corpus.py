@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,27 +70,41 @@ class ParallelCorpus:
         rows for every encoder scored."""
         return self._rows([i for i, train in enumerate(self.marked_train()) if not train or self.splits is None])
 
-    def split(self, dev_pairs: int) -> tuple[ParallelCorpus, ParallelCorpus]:
-        """(train, dev): `dev_pairs` pairs held out, chosen by a hash of their text, so the slice does not depend on
-        the file's order or on which other pairs it holds, and a resumed or repeated run holds out the same pairs. A
-        question file's rows not marked `train` are for scoring only (`held_out`): both parts come from its `train`
-        rows, and a `train` row that shares its question text or id with one of the others is refused, naming both
-        lines."""
+    def split(self, dev_pairs: int, held_out_sources: Sequence[str] = ()) -> tuple[ParallelCorpus, ParallelCorpus]:
+        """(train, dev). With `held_out_sources`, every pair of those sources (the `source` column) is held out and
+        none of another: no document of a held-out source trains (dev: `dev_pairs` of them chosen by a hash of their
+        text, or all with 0). Without, `dev_pairs` pairs are held out, chosen by a hash of their text, so the slice
+        does not depend on the file's order or on which other pairs it holds, and a resumed or repeated run holds out
+        the same pairs (a slice that shares documents with the pairs trained on). A question file's rows not marked
+        `train` are for scoring only (`held_out`): both parts come from its `train` rows, and a `train` row that
+        shares its question text or id with one of the others is refused, naming both lines."""
         marked = self.marked_train()
         if self.splits is not None:
             self._refuse_overlap(
                 [i for i in range(len(self)) if marked[i]], [i for i in range(len(self)) if not marked[i]]
             )
         rows = [i for i in range(len(self)) if marked[i]]
+        if held_out_sources:
+            held = [i for i in rows if self.source[i] in set(held_out_sources)]
+            if not held:
+                have = ", ".join(sorted(set(self.source[i] for i in rows))) or "none"
+                raise DataError(
+                    f"{self.path}: no pair of the held-out source(s) {', '.join(held_out_sources)} "
+                    f"(its sources: {have})"
+                )
+            dev = set(self._by_hash(held)[:dev_pairs] if dev_pairs else held)
+            return self._rows([i for i in rows if i not in set(held)]), self._rows(sorted(dev))
         if dev_pairs and dev_pairs >= len(rows):
             raise DataError(
                 f"{self.path}: {dev_pairs} held-out pairs would hold out every one of its {len(rows)} trainable "
                 "pairs: nothing would be left to train on, and a report would call pairs a student trained on held "
                 "out; hold out fewer (data.corpus_dev_pairs, --dev-pairs)"
             )
-        order = sorted(rows, key=lambda i: hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest())
-        dev = set(order[:dev_pairs])
+        dev = set(self._by_hash(rows)[:dev_pairs])
         return self._rows([i for i in rows if i not in dev]), self._rows(sorted(dev))
+
+    def _by_hash(self, rows: list[int]) -> list[int]:
+        return sorted(rows, key=lambda i: hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest())
 
     def _refuse_overlap(self, train: list[int], held: list[int]) -> None:
         text = {self.xx[i]: i for i in held}

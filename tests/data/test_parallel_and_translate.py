@@ -181,3 +181,18 @@ def test_question_shaped_pairs_kept_alone_or_weighted(tmp_path):
     ]
     # A share is drawn from the questions alone: 1 of the 2
     assert len(targets("data.corpus_questions=only", "data.corpus_pairs_per_lang=1")) == 1
+
+
+def test_a_held_out_source_never_trains_a_student(tmp_path):
+    """data.corpus_held_out_sources: every pair of that source is out of training; corpus_dev_pairs of them are dev."""
+    from relkt.config import StudentConfig, load_config
+    from relkt.data.parallel import corpus_examples
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    rows = [f"tatoeba\tA {i}.\tYksi {i}.\n" for i in range(6)] + [f"news\tNews {i}.\tUutinen {i}.\n" for i in range(5)]
+    (corpus / "fi.tsv").write_text("source\ten\txx\n" + "".join(rows))
+    sets = [f"data.corpus_dir={corpus}", "data.corpus_dev_pairs=3", "data.corpus_held_out_sources=[news]"]
+    examples, dev = corpus_examples(load_config(StudentConfig, None, sets).data, ["en", "fi"], 0)
+    assert sorted(examples.q_target) == sorted(f"Yksi {i}." for i in range(6))  # no news pair trains
+    assert len(dev["fi"]) == 3 and set(dev["fi"].source) == {"news"}

@@ -118,3 +118,19 @@ def test_a_train_row_that_shares_its_question_with_a_held_out_row_is_refused(tmp
     corpus = read_pairs(folder, "fi")
     with pytest.raises(DataError, match=r"fi\.tsv:2: a `train` row shares its question or id with line 4"):
         corpus.split(1)
+
+
+def test_a_held_out_source_is_held_out_whole(tmp_path):
+    # 60 tatoeba pairs and 40 news pairs; news held out: none of its pairs trains, all 40 (or 10 with dev_pairs 10) are
+    # the dev side; a source the file lacks is one clear error.
+    rows = good(60) + [f"news\tnews line {i}\tNachricht {i}\n".encode() for i in range(40)]
+    corpus = read_parallel_tsv(write(tmp_path / "de.tsv", rows), "de")
+    train, dev = corpus.split(0, ["news"])
+    assert set(train.source) == {"tatoeba"} and len(train) == 60
+    assert set(dev.source) == {"news"} and len(dev) == 40
+    train, dev = corpus.split(10, ["news"])
+    assert len(train) == 60 and len(dev) == 10 and set(dev.source) == {"news"}
+    with pytest.raises(
+        DataError, match=r"de.tsv: no pair of the held-out source\(s\) wiki \(its sources: news, tatoeba\)"
+    ):
+        corpus.split(0, ["wiki"])
