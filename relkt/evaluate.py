@@ -33,7 +33,7 @@ log = logging.getLogger("relkt.evaluate")
 
 SPECS = (
     "ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT_DIR | hub:HANDLE_OR_DIR"
-    " | muse-hub | muse-large-hub"
+    " | muse-hub | muse-large-hub, or KIND:ARG of a kind registered in relkt.encoders.encoder_kind"
 )
 
 
