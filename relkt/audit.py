@@ -1,4 +1,5 @@
-"""How well each encoder's tokenizer reads each language of a split, without encoding anything.
+"""How well each encoder's tokenizer reads each language of a split, without encoding anything (the tokenizer
+section of the one coverage command, alone: `python -m relkt.coverage --tokenizers-only` reports the same).
 
     python -m relkt.audit --encoder zero-shot=minilm --encoder student=hub:runs/x/student_vocab/best \
         --data-dir ../shared/data/xquad-r --split test [--texts questions|candidates|both] [--output audit.json]
@@ -49,6 +50,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def audit(args: argparse.Namespace) -> int:
+    table, report = audit_pool(args)
+    print(f"{args.split} split, {args.texts}:")
+    print(table)
+    if args.output:
+        atomic_write_json(args.output, report)
+        print(f"wrote {args.output}")
+    return 0
+
+
+def audit_pool(args: argparse.Namespace) -> tuple[str, dict]:
+    """(the table, {"split", "texts", "audits": {encoder: {lang: audit} or None}}) of every `--encoder`'s tokenizer
+    on the pool's `--texts`; what `relkt.coverage --tokenizers-only` reports too."""
     specs, pool = named_specs(args.encoder), load_pool(args)  # bad input fails before TensorFlow loads
     from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: TensorFlow
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
@@ -72,12 +85,7 @@ def audit(args: argparse.Namespace) -> int:
         audits[name] = {
             lang: audit_tokenizer(tokenizer, texts, max_length=limit) for lang, texts in texts_by_lang.items()
         }
-    print(f"{args.split} split, {args.texts}:")
-    print(audit_table(audits, pool.langs))
-    if args.output:
-        atomic_write_json(args.output, {"split": args.split, "texts": args.texts, "audits": audits})
-        print(f"wrote {args.output}")
-    return 0
+    return audit_table(audits, pool.langs), {"split": args.split, "texts": args.texts, "audits": audits}
 
 
 if __name__ == "__main__":

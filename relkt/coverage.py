@@ -39,6 +39,7 @@ from relkt.analysis import (
     remove_one_target,
     top_k_language_distribution,
 )
+from relkt.audit import TEXTS, audit_pool
 from relkt.cli import add_pool_arguments, load_pool, named_specs, run_cli
 from relkt.cli_types import positive_int
 from relkt.errors import ConfigError
@@ -64,6 +65,13 @@ def build_parser(prog: str = "python -m relkt.coverage") -> argparse.ArgumentPar
     )
     add_pool_arguments(p)
     add_language_arguments(p)
+    p.add_argument(
+        "--tokenizers-only",
+        action="store_true",
+        help="each encoder's tokenizer on the pool's --texts alone, nothing encoded (relkt.audit's table; "
+        "default: off)",
+    )
+    p.add_argument("--texts", default="questions", choices=TEXTS, help="with --tokenizers-only (default: questions)")
     p.add_argument(
         "--bias",
         action="store_true",
@@ -168,7 +176,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Languages from pair files (`--pairs-dir`), the bias analyses (without it, or with `--bias`), or both as one
-    report: the languages' report.md with the bias sections after it, their figures in OUTPUT/bias/."""
+    report: the languages' report.md with the bias sections after it, their figures in OUTPUT/bias/. With
+    `--tokenizers-only`, the tokenizer audit of the pool alone."""
+    if args.tokenizers_only:
+        table, report = audit_pool(args)
+        out = Path(args.output)
+        out.mkdir(parents=True, exist_ok=True)
+        title = f"# Tokenizer coverage: {args.split} split, {args.texts}\n\n"
+        with atomic_files([out / "report.json", out / "report.md"]) as (js, md):
+            js.write(json_text(report).encode("utf-8"))
+            md.write(f"{title}```\n{table}\n```\n".encode())
+        print(table)
+        print(f"wrote {out / 'report.md'} and {out / 'report.json'}")
+        return 0
     if not args.pairs_dir:
         return run_bias(args, Path(args.output))
     if args.pairs_dir and not args.langs:

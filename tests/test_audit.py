@@ -43,6 +43,13 @@ def test_audit_shows_extension_removing_unknown_pieces(tiny_data, tmp_path, caps
     assert "/ 100.0 /" in de_row and de_row.split("|")[3].strip().startswith("0.0 / 0.0 /")
     # tiny_bert's max_length 16 holds every tiny question: none is cut.
     assert audits["base"]["de"]["texts_cut"] == 0.0 and de_row.split("|")[2].strip().endswith("/ 0.0")
+    # The one coverage command reports the same audit (--tokenizers-only), as a report folder.
+    from relkt import coverage
+
+    folder = tmp_path / "coverage"
+    assert coverage.main([*args[:-1], str(folder), "--tokenizers-only"]) == 0
+    assert json.loads((folder / "report.json").read_text())["audits"] == json.loads(out.read_text())["audits"]
+    assert de_row in (folder / "report.md").read_text()
 
 
 def test_audit_rejects_an_unnamed_encoder(tiny_data, capsys):
