@@ -37,6 +37,9 @@ class StudentDataSection(PoolSection):
     code_switch_dir: str = ""  # a folder of {lang}.tsv dictionaries (source, en, xx), e.g. ../shared/data/names
     code_switch_sources: list[str] = field(default_factory=list)  # its rows' `source` values used; [] = all
     code_switch_ratio: float = 0.5  # the chance that a word or name with a dictionary entry is switched
+    # languages whose pair-file questions (corpus_dir, more_pairs) train twice: as written and romanized (anyascii,
+    # relkt.data.romanize), both paired with the teacher's English; for scripts the base reads as <unk> only
+    romanize_langs: list[str] = field(default_factory=list)
     # General parallel text beside the QA pairs: a folder of {lang}.tsv files (source, en, xx), e.g.
     # ../shared/data/parallel. A pair teaches the question side only (beta, and the ranking term with contrast). A
     # question file (id, split, xx, en: ../shared/data/xor-questions) trains on its `split = train` rows alone.

@@ -11,6 +11,7 @@ import numpy as np
 from relkt.data.code_switch import CodeSwitcher
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import ParallelCorpus, pair_file, pair_languages, read_pairs
+from relkt.data.romanize import romanized_rows
 from relkt.data.translate import TRANSLATORS, CachedTranslator
 from relkt.errors import DataError
 
@@ -194,6 +195,8 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
             for i in sorted(order):
                 for _ in range(data.corpus_question_repeat if question[i] else 1):
                     out.append(train.en[i], train.xx[i], "", "", lang, f"{tag}:{lang}:{i}")
+    for i, roman in romanized_rows(out.q_target, out.lang, data.romanize_langs):  # a second, Latin-letter view
+        out.append(out.q_source[i], roman, "", "", out.lang[i], f"{out.qas_id[i]}:roman")
     for q, lang in zip(out.q_target, out.lang):
         if q in held.get(lang, {}):
             raise DataError(

@@ -196,3 +196,25 @@ def test_a_held_out_source_never_trains_a_student(tmp_path):
     examples, dev = corpus_examples(load_config(StudentConfig, None, sets).data, ["en", "fi"], 0)
     assert sorted(examples.q_target) == sorted(f"Yksi {i}." for i in range(6))  # no news pair trains
     assert len(dev["fi"]) == 3 and set(dev["fi"].source) == {"news"}
+
+
+def test_romanized_questions_train_beside_the_script(tmp_path):
+    """data.romanize_langs: each Bengali pair once more in Latin letters (anyascii), same English target; a text
+    already in plain Latin letters (this fi pair) adds nothing."""
+    from relkt.config import StudentConfig, load_config
+    from relkt.data.parallel import corpus_examples
+    from relkt.data.romanize import romanize
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "bn.tsv").write_text("source\ten\txx\nt\tDhaka is the capital.\tঢাকা রাজধানী\n", encoding="utf-8")
+    (corpus / "fi.tsv").write_text("source\ten\txx\nt\tHelsinki is the capital.\tHelsinki on kaupunki.\n")
+    sets = [f"data.corpus_dir={corpus}", "data.corpus_dev_pairs=0", "data.romanize_langs=[bn, fi]"]
+    examples, _ = corpus_examples(load_config(StudentConfig, None, sets).data, ["en", "bn", "fi"], 0)
+    assert romanize("ঢাকা রাজধানী") == "dhaka rajdhani"
+    rows = sorted(zip(examples.lang, examples.q_target, examples.q_source))
+    assert rows == [
+        ("bn", "dhaka rajdhani", "Dhaka is the capital."),
+        ("bn", "ঢাকা রাজধানী", "Dhaka is the capital."),
+        ("fi", "Helsinki on kaupunki.", "Helsinki is the capital."),
+    ]
