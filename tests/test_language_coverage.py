@@ -153,6 +153,7 @@ def test_one_command_reports_languages_held_out_by_source_and_the_pool_bias(tmp_
     assert coverage.main([*argv, "--top-k", "4", "--bootstrap", "20", "--output", str(out)]) == 0
     report = json.loads((out / "report.json").read_text())
     assert report["setup"]["held_out"].startswith("every pair of news (whole sources")
+    assert f"Held-out pairs from {pairs}: every pair of news (whole sources" in (out / "report.md").read_text()
     assert report["figures"]["a"]["fi"]["pairs"]["xx>en"]["n"] == 4  # the news pairs, all of them
     assert set(report["bias"]["encoders"]) == {"a", "b"}
     md = (out / "report.md").read_text()

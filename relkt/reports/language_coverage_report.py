@@ -34,7 +34,8 @@ def coverage_markdown(report: dict) -> str:
     lines = [
         f"# Language coverage: {', '.join(names)}",
         "",
-        f"Languages: {', '.join(langs)}. Held-out pairs: {setup['dev_pairs']} a language from {setup['pairs_dir']}"
+        f"Languages: {', '.join(langs)}. Held-out pairs from {setup['pairs_dir']}: "
+        + setup.get("held_out", f"{setup['dev_pairs']} a language")
         + (f"; questions from {setup['questions_dir']}" if setup["questions_dir"] else "")
         + ". P@1 and MRR in %; "
         "a difference is against the first encoder, with McNemar's p on the same items (* < 0.05).",
