@@ -7,15 +7,13 @@ folder on first use). A format defined elsewhere (a user's module, a test) regis
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from pathlib import Path
 
 from relkt.data.squad_reader import LanguageData
 from relkt.errors import DataError
+from relkt.registry import Registry
 
-QA_FORMATS: dict[str, QaFormat] = {}
-_BUILT_IN = "relkt.data.qa_formats"
+QA_FORMATS = Registry("QA format", "relkt.data.qa_formats")
 
 
 class QaFormat:
@@ -51,19 +49,13 @@ def register_qa_format(cls: type[QaFormat]) -> type[QaFormat]:
     error, so two formats cannot shadow each other)."""
     if not cls.name or cls.name == "auto":
         raise ValueError(f"{cls.__name__}: a QA format needs a name other than 'auto'")
-    held = QA_FORMATS.get(cls.name)
-    if held is not None and type(held).__qualname__ != cls.__qualname__:
-        raise ValueError(f"QA format {cls.name!r} is registered twice ({type(held).__qualname__}, {cls.__qualname__})")
-    QA_FORMATS[cls.name] = cls()
+    QA_FORMATS.add(cls.name, cls(), cls)
     return cls
 
 
 def qa_formats() -> dict[str, QaFormat]:
     """The table, with every built-in format (each module of relkt/data/qa_formats/) loaded."""
-    package = importlib.import_module(_BUILT_IN)
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{_BUILT_IN}.{module.name}")
-    return QA_FORMATS
+    return QA_FORMATS.loaded()
 
 
 def format_names() -> tuple[str, ...]:

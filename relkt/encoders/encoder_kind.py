@@ -5,11 +5,9 @@ registers the same way, once imported. `relkt.encoders.registry.build_encoder` i
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from relkt.registry import Registry
 
-ENCODER_KINDS: dict[str, EncoderKind] = {}
-_BUILT_IN = "relkt.encoders.kinds"
+ENCODER_KINDS = Registry("encoder kind", "relkt.encoders.kinds")
 
 
 class EncoderKind:
@@ -33,21 +31,13 @@ def register_encoder_kind(cls: type[EncoderKind]) -> type[EncoderKind]:
         raise ValueError(
             f"{cls.__name__}: an encoder kind needs a name without ':' and argument none|required|optional"
         )
-    held = ENCODER_KINDS.get(cls.name)
-    if held is not None and type(held).__qualname__ != cls.__qualname__:
-        raise ValueError(
-            f"encoder kind {cls.name!r} is registered twice ({type(held).__qualname__}, {cls.__qualname__})"
-        )
-    ENCODER_KINDS[cls.name] = cls()
+    ENCODER_KINDS.add(cls.name, cls(), cls)
     return cls
 
 
 def encoder_kinds() -> dict[str, EncoderKind]:
     """The table, with every built-in kind (each module of relkt/encoders/kinds/) loaded."""
-    package = importlib.import_module(_BUILT_IN)
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{_BUILT_IN}.{module.name}")
-    return ENCODER_KINDS
+    return ENCODER_KINDS.loaded()
 
 
 def spec_usages() -> list[str]:

@@ -14,7 +14,9 @@ from typing import Protocol
 
 import numpy as np
 
-EVALUATORS: dict[str, type] = {}
+from relkt.registry import Registry
+
+EVALUATORS = Registry("evaluator")
 
 
 class TextEncoder(Protocol):
@@ -34,10 +36,7 @@ class Evaluator(Protocol):
 
 def register_evaluator(cls: type) -> type:
     """Class decorator: the evaluator under its `name`; a second class of one name is an error."""
-    held = EVALUATORS.get(cls.name)
-    if held is not None and held.__qualname__ != cls.__qualname__:
-        raise ValueError(f"evaluator {cls.name!r} is registered twice ({held.__qualname__}, {cls.__qualname__})")
-    EVALUATORS[cls.name] = cls
+    EVALUATORS.add(cls.name, cls, cls)
     return cls
 
 

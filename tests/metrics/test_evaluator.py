@@ -3,20 +3,10 @@
 
 import pytest
 
-from relkt.data.english_answer_units import EnglishAnswerUnits
-from relkt.data.records import Question
 from relkt.metrics import EVALUATORS, CorpusBitextEvaluator, RetrievalEvaluator, XxEnUnitEvaluator, run_evaluators
-from tests.helpers.fakes import LookupEncoder
+from tests.helpers.fakes import LookupEncoder, units_by_hand
 
-# The by-hand case of test_xx_en_unit_evaluator: de P@1 = 1/2, en P@1 = 1/2 on English articles A and B.
-UNITS = {"article": EnglishAnswerUnits("article", ("A text", "B text"), ("A", "B"), {"q1": 0, "q2": 1})}
-QUESTIONS = [
-    Question("q1", "de", "de1", "A", 0, 0),
-    Question("q2", "de", "de2", "B", 0, 0),
-    Question("q1", "en", "en1", "A", 0, 0),
-    Question("q2", "en", "en2", "B", 0, 0),
-]
-TABLE = {"A text": [1, 0], "B text": [0, 1], "de1": [0.9, 0.1], "de2": [0.8, 0.2], "en1": [0.2, 0.8], "en2": [0, 1]}
+UNITS, QUESTIONS, TABLE = units_by_hand()  # de P@1 = 1/2, en P@1 = 1/2 on English articles A and B
 
 
 class CountingEncoder(LookupEncoder):
