@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.pairs_dir:
         return run_bias(args, Path(args.output))
-    if args.pairs_dir and not args.langs:
+    if not args.langs:
         raise ConfigError("--pairs-dir: name the languages to report on with --langs (e.g. --langs bn,fi)")
     if not args.bias:
         return run_languages(args)
