@@ -62,6 +62,29 @@ def test_a_pair_file_changed_since_the_run_started_is_refused(synthetic_data, tm
     assert "was trained on other inputs (pairs/pairs/de.tsv:" in err
 
 
+@pytest.mark.parametrize("recorded", ["hashed", "none"])
+def test_a_run_whose_pairs_were_held_out_by_hashed_lines_is_not_resumed(synthetic_data, tmp_path, capsys, recorded):
+    # An older relkt held out hashed lines and recorded the pair file without a rule ("hashed"), or recorded no pair
+    # file at all ("none"): resumed now, the same file would train other pairs, so the run is refused at start.
+    teacher = export_encoder(NgramEncoder(dim=8, num_buckets=64), tmp_path / "teacher")
+    write_corpus(tmp_path / "pairs", "de", 40)
+    changes = {"data.corpus_dir": str(tmp_path / "pairs"), "data.corpus_dev_pairs": 10, "distill.epochs": 1}
+    cfg = student_config(tmp_path, synthetic_data, teacher, **changes)
+    assert train_student.main(["--config", str(cfg)]) == 0
+    path = tmp_path / "run" / "fingerprints.json"
+    prints = json.loads(path.read_text())
+    assert prints["pairs/pairs/de.tsv"]["held_out"] == "each source's last rows"
+    if recorded == "hashed":
+        del prints["pairs/pairs/de.tsv"]["held_out"]
+    else:
+        prints = {k: v for k, v in prints.items() if not k.startswith("pairs/")}
+    path.write_text(json.dumps(prints))
+    capsys.readouterr()
+    assert train_student.main(["--config", str(cfg)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "hashed lines" in err and "another output_dir" in err and len(err.splitlines()) == 1
+
+
 def test_reproduce_gives_every_student_the_seed_run_folder_and_teacher():
     env = {**os.environ, "RELKT_PRINT_ONLY": "1"}
     done = subprocess.run(

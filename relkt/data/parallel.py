@@ -155,6 +155,15 @@ def pair_files_read(data, langs: Sequence[str]) -> dict[str, Path]:
     return {k: v for k, v in out.items() if v.is_file()}
 
 
+def held_out_rule(data) -> str:
+    """How `data.corpus_dir`'s pairs are split (`ParallelCorpus.split`), recorded beside their fingerprints: a run
+    resumed under another rule would train on other pairs. An older relkt held out a hashed slice of lines and
+    recorded no rule, so such a run is refused rather than resumed on a different split."""
+    if data.corpus_held_out_sources:
+        return "whole sources: " + ",".join(data.corpus_held_out_sources)
+    return "each source's last rows"
+
+
 def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExamples, dict[str, ParallelCorpus]]:
     """Pairs of general parallel text as document-less examples (q_source = en, q_target = xx, no document), up to
     `data.corpus_pairs_per_lang` per language drawn with the seed, and each language's held-out slice

@@ -1,10 +1,10 @@
 """General English-X parallel text (`source<TAB>en<TAB>xx` TSV files, e.g. ../shared/data/parallel/{lang}.tsv):
-read with every bad row counted and reported by file and line, and split into training pairs and a deterministic
-held-out slice per language (for a dev metric the student never trains on)."""
+read with every bad row counted and reported by file and line, and split into training pairs and a held-out part
+per language that shares no document with them but the one cut at each source's edge (for a dev metric and a
+coverage report on pairs the student never trained on)."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -71,13 +71,15 @@ class ParallelCorpus:
         return self._rows([i for i, train in enumerate(self.marked_train()) if not train or self.splits is None])
 
     def split(self, dev_pairs: int, held_out_sources: Sequence[str] = ()) -> tuple[ParallelCorpus, ParallelCorpus]:
-        """(train, dev). With `held_out_sources`, every pair of those sources (the `source` column) is held out and
-        none of another: no document of a held-out source trains (dev: `dev_pairs` of them chosen by a hash of their
-        text, or all with 0). Without, `dev_pairs` pairs are held out, chosen by a hash of their text, so the slice
-        does not depend on the file's order or on which other pairs it holds, and a resumed or repeated run holds out
-        the same pairs (a slice that shares documents with the pairs trained on). A question file's rows not marked
-        `train` are for scoring only (`held_out`): both parts come from its `train` rows, and a `train` row that
-        shares its question text or id with one of the others is refused, naming both lines."""
+        """(train, dev), held out by document, never by line: a line's neighbours in a parallel file are the rest of
+        its document (news and COVID-19 sets keep their documents' order), so a hashed slice would score sentences
+        whose documents trained. With `held_out_sources`, every pair of those sources (the `source` column) is held
+        out and none of another (dev: `dev_pairs` of them, or all with 0). Without, `dev_pairs` pairs are held out as
+        the last rows of each source, each source giving its share of them (`tail_blocks`): at most one document per
+        source is cut between the parts. The slice depends on the file alone, so a resumed or repeated run holds out
+        the same pairs. A question file's rows not marked `train` are for scoring only (`held_out`): both parts come
+        from its `train` rows, and a `train` row that shares its question text or id with one of the others is
+        refused, naming both lines."""
         marked = self.marked_train()
         if self.splits is not None:
             self._refuse_overlap(
@@ -92,7 +94,7 @@ class ParallelCorpus:
                     f"{self.path}: no pair of the held-out source(s) {', '.join(held_out_sources)} "
                     f"(its sources: {have})"
                 )
-            dev = set(self._by_hash(held)[:dev_pairs] if dev_pairs else held)
+            dev = set(self.tail_blocks(held, dev_pairs) if dev_pairs else held)
             return self._rows([i for i in rows if i not in set(held)]), self._rows(sorted(dev))
         if dev_pairs and dev_pairs >= len(rows):
             raise DataError(
@@ -100,11 +102,23 @@ class ParallelCorpus:
                 "pairs: nothing would be left to train on, and a report would call pairs a student trained on held "
                 "out; hold out fewer (data.corpus_dev_pairs, --dev-pairs)"
             )
-        dev = set(self._by_hash(rows)[:dev_pairs])
+        dev = set(self.tail_blocks(rows, dev_pairs))
         return self._rows([i for i in rows if i not in dev]), self._rows(sorted(dev))
 
-    def _by_hash(self, rows: list[int]) -> list[int]:
-        return sorted(rows, key=lambda i: hashlib.sha256(f"{self.en[i]}\t{self.xx[i]}".encode()).digest())
+    def tail_blocks(self, rows: list[int], n: int) -> list[int]:
+        """`n` of `rows` (file order) as the last rows of each source, its share of `n` in proportion to its size
+        (largest remainders; ties to the source met first). A question file's `source` cells are ids, not sources:
+        its rows are one block."""
+        groups: dict[str, list[int]] = {}
+        for i in rows:
+            groups.setdefault(self.source[i] if self.splits is None else "", []).append(i)
+        n = min(n, len(rows))
+        exact = [n * len(g) / len(rows) for g in groups.values()]
+        share = [int(x) for x in exact]
+        by_remainder = sorted(range(len(exact)), key=lambda k: (share[k] - exact[k], k))
+        for k in by_remainder[: n - sum(share)]:
+            share[k] += 1
+        return sorted(i for g, k in zip(groups.values(), share) for i in (g[len(g) - k :] if k else []))
 
     def _refuse_overlap(self, train: list[int], held: list[int]) -> None:
         text = {self.xx[i]: i for i in held}

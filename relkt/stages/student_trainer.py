@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from relkt.config import StudentConfig
-from relkt.data.parallel import corpus_examples, pair_files_read, student_examples
+from relkt.data.parallel import corpus_examples, held_out_rule, pair_files_read, student_examples
 from relkt.data.selection import load_split, student_pool
 from relkt.encoders import build_encoder, weights_digest
 from relkt.encoders.language_rows import language_rows
@@ -90,11 +91,19 @@ class StudentTrainer(Stage):
 
     def fingerprints(self) -> dict[str, dict]:
         """What a resumed run must find again besides the QA data (relkt.training.run_folder.check_fingerprints): the
-        teacher's weights, wherever it now lies, and every pair file read (`pairs/FOLDER/LANG.tsv`)."""
-        pairs = pair_files_read(self.config.data, self.langs)
+        teacher's weights, wherever it now lies, and every pair file read (`pairs/FOLDER/LANG.tsv`), corpus_dir's with
+        the rule that splits off its held-out pairs."""
+        data = self.config.data
+        pairs = pair_files_read(data, self.langs)
+        alone = replace(data, more_pairs={}, code_switch_langs=[])
+        corpus = {path.resolve() for path in pair_files_read(alone, self.langs).values()}
+        rule = held_out_rule(data)
         return {
             "teacher": {"weights_sha256": self.teacher_digest},
-            **{f"pairs/{name}": file_fingerprint(path) for name, path in sorted(pairs.items())},
+            **{
+                f"pairs/{name}": {**file_fingerprint(path), **({"held_out": rule} if path.resolve() in corpus else {})}
+                for name, path in sorted(pairs.items())
+            },
         }
 
     # ----- models ---------------------------------------------------------------------------------------------

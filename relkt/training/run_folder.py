@@ -111,13 +111,29 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
         # A kind of input an older relkt did not record (pair files: `pairs/...`) is recorded now, not refused.
         recorded = {k.partition("/")[0] for k in before}
         new = {k: v for k, v in current.items() if k.partition("/")[0] not in recorded}
+        # ... unless it was split: an older relkt split pair files by hashed lines, so its training pairs differ
+        split = sorted(k for k, v in new.items() if "held_out" in v)
+        if split:
+            raise ConfigError(
+                f"{out} was started by an older relkt that held out {split[0]}'s pairs by hashed lines; relkt now "
+                f"holds out documents ({current[split[0]]['held_out']}), so its training pairs would differ: start "
+                "it again in another output_dir"
+            )
         # A data file recorded but no longer read (a folder fingerprinted whole by an older relkt) changes nothing.
         keys = (current.keys() - new.keys()) | {k for k in before if not k.startswith("data/")}
         changed = sorted(k for k in keys if before.get(k) != current.get(k))
         if changed:
             detail = "; ".join(f"{k}: {_short(before.get(k))} -> {_short(current.get(k))}" for k in changed[:4])
+            split = [k for k in changed if _same_bytes(before.get(k), current.get(k))]
+            why = (
+                f"; {split[0]} is the same file split another way (held out: "
+                f"{before[split[0]].get('held_out', 'hashed lines, relkt before held-out documents')}): its training "
+                "pairs would differ, so start it again in another output_dir"
+                if split
+                else ""
+            )
             raise ConfigError(
-                f"{out} was trained on other inputs ({detail}); resume it with the data and teacher it "
+                f"{out} was trained on other inputs ({detail}){why}; resume it with the data and teacher it "
                 f"started with, or choose another output_dir ({path} records them)"
             )
         if new:
@@ -141,7 +157,15 @@ def _short(entry: dict | None) -> str:
     if entry is None:
         return "absent"
     digest = entry.get("sha256") or entry.get("weights_sha256") or ""
-    return f"{entry.get('bytes', '?')} bytes, sha256 {digest[:12]}" if "bytes" in entry else f"weights {digest[:12]}"
+    held = f", held out: {entry['held_out']}" if "held_out" in entry else ""
+    if "bytes" not in entry:
+        return f"weights {digest[:12]}"
+    return f"{entry['bytes']} bytes, sha256 {digest[:12]}{held}"
+
+
+def _same_bytes(a: dict | None, b: dict | None) -> bool:
+    """Two records of one file's bytes that differ only in how it was split."""
+    return bool(a and b and "sha256" in a and a.get("sha256") == b.get("sha256"))
 
 
 class RunLogHandler(logging.FileHandler):

@@ -1,5 +1,5 @@
 """The parallel-corpus reader: bad rows counted and named by file and line, an error above the threshold, and a
-held-out slice that does not depend on the file's order."""
+held-out part made of whole documents (each source's last rows, or whole sources), never of hashed lines."""
 
 import pytest
 
@@ -52,15 +52,33 @@ def test_a_file_that_is_not_a_corpus_is_one_clear_error(tmp_path, content, messa
         read_parallel_tsv(tmp_path / "xx.tsv", "xx")
 
 
-def test_the_held_out_slice_is_fixed_by_the_pairs_not_the_file_order(tmp_path):
-    rows = good(100)
-    a = read_parallel_tsv(write(tmp_path / "a.tsv", rows), "de")
-    b = read_parallel_tsv(write(tmp_path / "b.tsv", rows[::-1] + [b"tatoeba\textra\tExtra\n"]), "de")
-    train_a, dev_a = a.split(10)
-    train_b, dev_b = b.split(10)
-    assert len(dev_a) == 10 and len(train_a) == 90 and not set(dev_a.en) & set(train_a.en)
-    # Another order and one more pair: the held-out slice changes by at most that pair.
-    assert len(set(dev_a.en) & set(dev_b.en)) >= 9
+def news(documents: int, lines: int = 4) -> list[bytes]:
+    """`documents` news documents of `lines` sentences each, in order (as NTREX and TICO-19 keep theirs)."""
+    return [f"news\tdoc {d} line {k}\tDok {d} Zeile {k}\n".encode() for d in range(documents) for k in range(lines)]
+
+
+def test_the_held_out_pairs_are_each_sources_last_rows_in_its_share(tmp_path):
+    # 60 tatoeba lines, then 10 news documents of 4 lines (40 rows): 10 held out = 6 tatoeba (60% of the rows) + 4
+    # news (40%): the last 6 tatoeba sentences and news document 9 whole, so no news document has a line on each side.
+    corpus = read_parallel_tsv(write(tmp_path / "de.tsv", good(60) + news(10)), "de")
+    train, dev = corpus.split(10)
+    assert dev.en == [f"sentence {i}" for i in range(54, 60)] + [f"doc 9 line {k}" for k in range(4)]
+    assert len(train) == 90 and not set(dev.en) & set(train.en)
+    documents = lambda part: {e.split(" line")[0] for e in part.en if e.startswith("doc")}  # noqa: E731
+    assert documents(dev) == {"doc 9"} and not documents(dev) & documents(train)
+    # Largest remainder: 7 of (60, 40) is 4.2 + 2.8 -> 4 + 3; the same file read again holds out the same pairs.
+    assert [len([s for s in corpus.split(7)[1].source if s == x]) for x in ("tatoeba", "news")] == [4, 3]
+    again = read_parallel_tsv(write(tmp_path / "de2.tsv", good(60) + news(10)), "de")
+    assert again.split(10)[1].en == dev.en
+
+
+def test_a_hashed_line_slice_would_have_cut_documents_and_this_one_does_not(tmp_path):
+    # 25 documents of 8 lines, 40 held out: exactly the last 5 documents, whatever the lines say.
+    corpus = read_parallel_tsv(write(tmp_path / "de.tsv", news(25, 8)), "de")
+    train, dev = corpus.split(40)
+    held_docs = {e.split(" line")[0] for e in dev.en}
+    assert held_docs == {f"doc {d}" for d in range(20, 25)}
+    assert not held_docs & {e.split(" line")[0] for e in train.en}
 
 
 def test_question_pairs_read_by_their_header_columns(tmp_path):
@@ -129,7 +147,7 @@ def test_a_held_out_source_is_held_out_whole(tmp_path):
     assert set(train.source) == {"tatoeba"} and len(train) == 60
     assert set(dev.source) == {"news"} and len(dev) == 40
     train, dev = corpus.split(10, ["news"])
-    assert len(train) == 60 and len(dev) == 10 and set(dev.source) == {"news"}
+    assert len(train) == 60 and dev.en == [f"news line {i}" for i in range(30, 40)]
     with pytest.raises(
         DataError, match=r"de.tsv: no pair of the held-out source\(s\) wiki \(its sources: news, tatoeba\)"
     ):
