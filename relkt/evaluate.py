@@ -77,8 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--corpus-dev-pairs",
         type=positive_int,
         default=StudentDataSection.corpus_dev_pairs,
-        help="pairs per language in that held-out slice: the same hash-chosen pairs a student with this "
-        f"data.corpus_dev_pairs never trained on (default: {StudentDataSection.corpus_dev_pairs})",
+        help="pairs per language in that held-out slice: each source's last rows, the same whole documents a "
+        f"student with this data.corpus_dev_pairs never trained on (default: {StudentDataSection.corpus_dev_pairs})",
     )
     p.add_argument("--batch-size", type=positive_int, default=64, help="texts per encoding batch (default: 64)")
     p.add_argument(

@@ -7,7 +7,8 @@ coverage command (`python -m relkt.language_coverage`, its older name, runs it t
 
 Per language and encoder: how the tokenizer reads it (unknown pieces, pieces per word, the scripts it cannot read),
 translation retrieval on the held-out pairs (whole sources with `--held-out-sources`, as `data.corpus_held_out_sources`
-keeps them out of a student's training; else the hashed slice of `data.corpus_dev_pairs`, the report says which),
+keeps them out of a student's training; else each source's last rows, `data.corpus_dev_pairs` of them, as a student
+holds them out: whole documents but the one cut at each source's edge; never hashed lines; the report says which),
 both directions, and, where `--questions-dir` has the language, XOR-TyDi question retrieval (each question not marked
 `split = train` against the English translations of every such question in the file, and back). With two or more
 encoders, each one's difference from the first with McNemar's p; with `--test-dir`, the XQuAD-R figures of every
@@ -58,16 +59,16 @@ def add_language_arguments(p: argparse.ArgumentParser) -> None:
         "--dev-pairs",
         type=positive_int,
         default=StudentDataSection.corpus_dev_pairs,
-        help="held-out pairs per language: the hash-chosen slice a student with this data.corpus_dev_pairs "
-        "never trained on; it shares documents with the pairs trained on "
+        help="held-out pairs per language: each source's last rows in its share, whole documents, the ones a "
+        "student with this data.corpus_dev_pairs never trained on "
         f"(default: {StudentDataSection.corpus_dev_pairs})",
     )
     p.add_argument(
         "--held-out-sources",
         default="",
         help="comma-separated sources (the `source` column, e.g. tico19) held out whole: every pair of them is scored, "
-        "none of another; what a student with data.corpus_held_out_sources never trained on (default: none: the "
-        "hashed --dev-pairs slice)",
+        "none of another; what a student with data.corpus_held_out_sources never trained on (default: none: "
+        "--dev-pairs of each file's last rows)",
     )
     p.add_argument(
         "--questions-dir",
@@ -123,14 +124,14 @@ def held_out_sources(args: argparse.Namespace) -> list[str]:
 
 
 def held_out_how(args: argparse.Namespace) -> str:
-    """What the report calls held out: whole sources, or a hashed slice that shares their documents."""
+    """What the report calls held out: whole sources, or each source's last rows (whole documents but one a source)."""
     sources = held_out_sources(args)
     if sources:
         return f"every pair of {', '.join(sources)} (whole sources: no document shared with a pair trained on)"
     return (
-        f"{args.dev_pairs} pairs a language chosen by hashing lines (data.corpus_dev_pairs): they share documents "
-        "with the pairs a student trained on, so a student's figures here run high; --held-out-sources holds out "
-        "whole sources"
+        f"{args.dev_pairs} pairs a language, each source's last rows in its share (data.corpus_dev_pairs): whole "
+        "documents, but for the one cut at each source's edge, and another domain only where --held-out-sources "
+        "holds out a whole source"
     )
 
 

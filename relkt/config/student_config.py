@@ -46,10 +46,12 @@ class StudentDataSection(PoolSection):
     corpus_dir: str = ""  # "" = none
     corpus_langs: list[str] = field(default_factory=list)  # [] = every student language with a file in corpus_dir
     corpus_pairs_per_lang: int = 2000  # training pairs drawn (seeded) per language; 0 = all of them
-    corpus_dev_pairs: int = 500  # pairs per language held out (by a hash of their text) for the corpus dev metric
+    # pairs per language held out for the corpus dev metric: each source's last rows in its share (whole documents;
+    # never hashed lines, whose neighbours would train)
+    corpus_dev_pairs: int = 500
     # sources (the pair files' `source` column, e.g. [tico19]) held out whole from corpus_dir: none of their pairs
-    # trains, corpus_dev_pairs of them are the dev metric; what `relkt.coverage --held-out-sources` scores. [] = the
-    # hashed slice alone, which shares documents with the pairs trained on
+    # trains, corpus_dev_pairs of them are the dev metric; what `relkt.coverage --held-out-sources` scores. [] = each
+    # source's last corpus_dev_pairs rows alone
     corpus_held_out_sources: list[str] = field(default_factory=list)
     # Question-shaped pairs first (their English side ends in "?"; Tatoeba's are ~15% of parallel/): `all` pairs as
     # drawn, `only` those; each question pair drawn is repeated corpus_question_repeat times (a weight).
