@@ -36,13 +36,13 @@ from relkt.data.qa_source import QaSource
 from relkt.errors import ConfigError, DataError
 from relkt.io import atomic_files, json_text
 from relkt.metrics import LareqaEvaluator
-from relkt.metrics.pair_retrieval import pair_retrieval
+from relkt.metrics.pair_retrieval import centered, hub_share, pair_retrieval
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.reports.language_coverage_report import coverage_figure, coverage_markdown
 
 log = logging.getLogger("relkt.coverage")
 
-TASKS = ("pairs", "questions")  # held-out parallel text, XOR-TyDi questions
+TASKS = ("pairs", "questions", "questions_centered")  # held-out parallel text, XOR-TyDi questions (--center)
 DIRECTIONS = ("xx>en", "en>xx")
 
 
@@ -75,6 +75,14 @@ def add_language_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="folder of {lang}.tsv question files with English translations "
         "(id, split, xx, en), e.g. ../shared/data/xor-questions (default: none)",
+    )
+    p.add_argument(
+        "--center",
+        action="store_true",
+        help="also score the questions with each side less its language's mean embedding over the file's "
+        "`split = train` rows (language-mean removal): whether a student's questions crowd onto a few English hubs "
+        "(the report gives each language's hub share); needs the query's language, so a diagnosis beside the plain "
+        "figures, not a replacement",
     )
     p.add_argument(
         "--learned",
@@ -116,7 +124,22 @@ def read_items(args: argparse.Namespace) -> tuple[list[str], dict[str, dict[str,
                 f"--questions-dir {args.questions_dir}: no question file for any of {', '.join(langs)} (it "
                 f"holds {', '.join(asked) or 'none'})"
             )
+        if getattr(args, "center", False):
+            items["centers"] = {lang: train_rows(args.questions_dir, lang) for lang in items["questions"]}
+    elif getattr(args, "center", False):
+        raise ConfigError("--center centres question files: give --questions-dir")
     return langs, items
+
+
+def train_rows(folder: str, lang: str) -> ParallelCorpus:
+    """A question file's `split = train` rows, whose mean embeddings centre its scored rows (--center)."""
+    pairs = read_pairs(folder, lang, max_bad_share=0.0)
+    if pairs.splits is None:
+        raise DataError(f"{pairs.path}: --center needs a `split` column to take the means from `train` rows")
+    train = pairs.trainable()
+    if not len(train):
+        raise DataError(f"{pairs.path}: no `split = train` row to centre its questions with (--center)")
+    return train
 
 
 def held_out_sources(args: argparse.Namespace) -> list[str]:
@@ -141,14 +164,24 @@ def score_encoder(encoder, quiet, items: dict, batch_size: int) -> tuple[dict, d
     from relkt.analysis.tokenizer_audit import audit_tokenizer, tokenizer_of, unreadable_scripts  # deferred: TensorFlow
 
     tokenizer, figures, hits = tokenizer_of(encoder), {}, {}
+    centers = items.get("centers", {})
     for task, by_lang in items.items():
+        if task == "centers":
+            continue
         for lang, pairs in by_lang.items():
             xx = quiet.encode(pairs.xx, batch_size=batch_size)
             en = quiet.encode(pairs.en, batch_size=batch_size)
-            result = pair_retrieval(xx, en, pairs.xx, pairs.en, f"{task} {lang}")
             entry = figures.setdefault(lang, {})
-            entry[task] = {d: {"P@1": r["P@1"], "MRR": r["MRR"], "n": len(pairs)} for d, r in result.items()}
-            hits.update({f"{task}/{lang}/{d}": r["hit1"] for d, r in result.items()})
+            tasks = {task: (xx, en)}
+            if task == "questions" and lang in centers:
+                train = centers[lang]
+                means = [np.mean(quiet.encode(side, batch_size=batch_size), axis=0) for side in (train.xx, train.en)]
+                tasks["questions_centered"] = (centered(xx, means[0]), centered(en, means[1]))
+            for name, (a, b) in tasks.items():
+                result = pair_retrieval(a, b, pairs.xx, pairs.en, f"{name} {lang}")
+                entry[name] = {d: {"P@1": r["P@1"], "MRR": r["MRR"], "n": len(pairs)} for d, r in result.items()}
+                entry[name]["hub_share"] = hub_share(a, b)
+                hits.update({f"{name}/{lang}/{d}": r["hit1"] for d, r in result.items()})
             if task == "pairs" and tokenizer is not None:
                 entry["tokenizer"] = {
                     **audit_tokenizer(tokenizer, pairs.xx),

@@ -110,6 +110,8 @@ def test_report_numbers_are_recomputed_from_per_item_hits(tmp_path, tiny_data):
         (["--langs", "fi", "--empty"], r"fi.tsv: no usable pairs"),
         # A held-out slice as large as the file would call every pair held out, those a student trained on too.
         (["--langs", "fi", "--dev-pairs", "10000000"], r"fi.tsv: 10000000 held-out pairs would hold out every one"),
+        (["--langs", "fi", "--center"], "--center centres question files: give --questions-dir"),
+        (["--langs", "fi", "--questions-dir", "PAIRS", "--center"], r"fi.tsv: --center needs a `split` column"),
     ],
 )
 def test_bad_input_is_one_clear_line(tmp_path, capsys, args, message):
@@ -163,3 +165,31 @@ def test_one_command_reports_languages_held_out_by_source_and_the_pool_bias(tmp_
     again = tmp_path / "again"
     assert language_coverage.main([*argv[:10], "--output", str(again)]) == 0  # the pair files alone
     assert json.loads((again / "report.json").read_text())["figures"]["a"]["fi"] == report["figures"]["a"]["fi"]
+
+
+def test_centred_questions_are_the_plain_embeddings_less_each_sides_train_row_mean(tmp_path):
+    """--center: the scored fi questions (rows 5-12) less the mean of the 4 `train` rows' embeddings on each side,
+    recomputed here from the same encoder; hub shares and McNemar hits come with it."""
+    from relkt.encoders import build_encoder
+    from relkt.metrics.pair_retrieval import centered, hub_share, pair_retrieval
+
+    pairs, questions = make_files(tmp_path)
+    out = tmp_path / "report"
+    args = ["--encoder", "a=ngram", "--encoder", "b=ngram", "--langs", "fi", "--pairs-dir", str(pairs)]
+    args += ["--dev-pairs", "4", "--questions-dir", str(questions), "--center", "--output", str(out)]
+    assert language_coverage.main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    encoder = build_encoder("ngram", trainable=False)
+    unit = lambda x: np.asarray(x) / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
+    fi = [line.split("\t") for line in (questions / "fi.tsv").read_text().splitlines()[1:]]
+    train, scored = fi[:4], fi[4:]
+    side = lambda rows, k: unit(encoder.encode([r[k].strip() for r in rows]))  # noqa: E731
+    xx = centered(side(scored, 2), side(train, 2).mean(0))
+    en = centered(side(scored, 3), side(train, 3).mean(0))
+    want = pair_retrieval(xx, en, [r[2] for r in scored], [r[3].strip() for r in scored], "by hand")
+    got = report["figures"]["a"]["fi"]["questions_centered"]
+    assert got["xx>en"]["P@1"] == pytest.approx(want["xx>en"]["P@1"])
+    assert got["en>xx"]["MRR"] == pytest.approx(want["en>xx"]["MRR"])
+    assert got["hub_share"] == pytest.approx(hub_share(xx, en))
+    assert report["comparisons"]["b vs a"]["questions_centered/fi/xx>en"]["difference"] == 0.0
+    assert "each side less its language's mean" in (out / "report.md").read_text()

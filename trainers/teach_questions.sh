@@ -26,7 +26,7 @@ timed student_xor_contrast python -m relkt.train_student --config configs/new_la
 coverage() {  # coverage NAME ENCODER...: the first encoder is what the others are compared with
   local name=$1; shift
   timed "coverage $name" python -m relkt.coverage "$@" --langs "$langs" --pairs-dir ../shared/data/parallel \
-    --dev-pairs 500 --questions-dir ../shared/data/xor-questions --test-dir ../shared/data/xquad-r \
+    --dev-pairs 500 --questions-dir ../shared/data/xor-questions --center --test-dir ../shared/data/xquad-r \
     --learned bn,te,fi,ja --output "$root/$name"
 }
 coverage vs_zero_shot --encoder zero-shot=muse --encoder "parallel=muse:$root/student_parallel/best" \

@@ -65,6 +65,10 @@ class ParallelCorpus:
             return [True] * len(self)
         return ["train" in s.split(",") for s in self.splits]
 
+    def trainable(self) -> ParallelCorpus:
+        """The rows that may train (`marked_train`): a question file's `train` rows, every row of another file."""
+        return self._rows([i for i, train in enumerate(self.marked_train()) if train])
+
     def held_out(self) -> ParallelCorpus:
         """The rows a scorer reads: those not marked `train` (every row of a file without a `split` column), the same
         rows for every encoder scored."""

@@ -44,3 +44,25 @@ def pair_retrieval(xx_emb: np.ndarray, en_emb: np.ndarray, xx: Sequence[str], en
             "MRR": float(np.mean(1.0 / rank)),
         }
     return out
+
+
+def hub_share(queries: np.ndarray, candidates: np.ndarray, top: int = 10) -> float:
+    """Share of the queries whose nearest candidate is one of the `top` candidates nearest most often (hubness,
+    Radovanovic et al., JMLR 2010): about top / n when every candidate is someone's nearest, near 1 when a few
+    candidates crowd the region every query falls in. Rows L2-normalised; scored in blocks."""
+    check_embeddings(queries, "hub_share queries")
+    check_embeddings(candidates, "hub_share candidates")
+    nearest = np.concatenate(
+        [np.argmax(queries[i : i + 1024] @ candidates.T, axis=1) for i in range(0, len(queries), 1024)]
+    )
+    counts = np.bincount(nearest, minlength=len(candidates))
+    return float(np.sort(counts)[::-1][:top].sum() / max(len(queries), 1))
+
+
+def centered(emb: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """`emb` less a language's mean embedding, back on the unit sphere: language-mean removal (Libovicky et al.,
+    Findings EMNLP 2020; Yang et al. 2021), which takes away the component every text of a language shares. The
+    mean must come from other texts of the language than those scored (a question file's `train` rows)."""
+    out = np.asarray(emb, dtype=np.float32) - np.asarray(mean, dtype=np.float32)
+    norm = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.maximum(norm, 1e-12)

@@ -8,7 +8,11 @@ import numpy as np
 
 from relkt.reports import plots
 
-TASK_TITLES = {"pairs": "held-out pairs", "questions": "XOR-TyDi questions"}
+TASK_TITLES = {
+    "pairs": "held-out pairs",
+    "questions": "XOR-TyDi questions",
+    "questions_centered": "XOR-TyDi questions, each side less its language's mean over the `train` rows (--center)",
+}
 
 
 def _pct(x: float | None) -> str:
@@ -28,7 +32,9 @@ def _p(entry: dict | None) -> str:
 
 
 def coverage_markdown(report: dict) -> str:
-    """Tables: tokenizer, each task's retrieval both directions, the test source; differences with McNemar's p."""
+    """Tables: tokenizer, each task's retrieval both directions (with each encoder's hub share: the share of XX>EN
+    queries whose nearest English text is one of the ten nearest most often), the test source; differences with
+    McNemar's p."""
     setup, figures, comparisons = report["setup"], report["figures"], report["comparisons"]
     names, langs = list(figures), setup["langs"]
     lines = [
@@ -60,7 +66,9 @@ def coverage_markdown(report: dict) -> str:
         rows = [lang for lang in langs if task in figures[names[0]].get(lang, {})]
         if not rows:
             continue
+        hubs = all("hub_share" in figures[n][lang][task] for n in names for lang in rows)
         head = ["lang", "n"] + [f"{n} {d}" for n in names for d in ("XX>EN P@1 / MRR", "EN>XX P@1 / MRR")]
+        head += [f"{n} XX>EN hub share" for n in names] if hubs else []
         head += [f"{c} {d}" for c in comparisons for d in ("XX>EN", "EN>XX")]
         lines += ["", f"## Retrieval on {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for lang in rows:
@@ -69,6 +77,7 @@ def coverage_markdown(report: dict) -> str:
                 for d in ("xx>en", "en>xx"):
                     r = figures[n][lang][task][d]
                     cells.append(f"{_pct(r['P@1'])} / {_pct(r['MRR'])}")
+            cells += [_pct(figures[n][lang][task]["hub_share"]) for n in names] if hubs else []
             for c in comparisons.values():
                 cells += [_p(c.get(f"{task}/{lang}/{d}")) for d in ("xx>en", "en>xx")]
             lines.append("| " + " | ".join(cells) + " |")

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from relkt.errors import DegenerateError
-from relkt.metrics.pair_retrieval import pair_retrieval
+from relkt.metrics.pair_retrieval import centered, hub_share, pair_retrieval
 
 
 def test_ranks_both_directions_worked_by_hand():
@@ -38,3 +38,28 @@ def test_collapsed_embeddings_are_refused():
     same = np.ones((4, 3), np.float32) / np.sqrt(3)
     with pytest.raises(DegenerateError, match="fi X side"):
         pair_retrieval(same, np.eye(4, 3, dtype=np.float32), list("abcd"), list("ABCD"), "fi")
+
+
+def test_hub_share_worked_by_hand():
+    # Candidates: the four compass points. Three queries lie next to east, one next to north: east is nearest three
+    # times, north once, south and west never.
+    candidates = np.array([[1, 0], [0, 1], [-1, 0], [0, -1]], dtype=np.float32)
+    queries = np.array([[1, 0.1], [1, -0.1], [0.9, 0.2], [0.1, 1]], dtype=np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    assert hub_share(queries, candidates, top=1) == pytest.approx(3 / 4)
+    assert hub_share(queries, candidates, top=2) == pytest.approx(1.0)
+
+
+def test_centering_takes_away_what_a_language_shares_worked_by_hand():
+    # English texts share (0, 0, 1): e0 = (1, 0, 1)/sqrt2, e1 = (0, 1, 1)/sqrt2. The X texts share (0, 2, 0): x0 =
+    # (1, 2, 0), x1 = (0, 3, 0) (unnormalised). Plain: x0 . e0 = 1/sqrt2 < x0 . e1 = 2/sqrt2 (times 1/|x0|), so x0
+    # finds e1, a hub: P@1 1/2. Less the means (X: (0, 2, 0); English: (0, 0, 1/sqrt2)), x0 -> (1, 0, 0) and
+    # x1 -> (0, 1, 0), e0 -> (1, 0, 0), e1 -> (0, 1, 0): each finds its own, P@1 1.
+    e = np.array([[1, 0, 1], [0, 1, 1]], dtype=np.float32) / np.sqrt(2)
+    x = np.array([[1, 2, 0], [0, 3, 0]], dtype=np.float32)
+    plain = pair_retrieval(x / np.linalg.norm(x, axis=1, keepdims=True), e, ["a", "b"], ["A", "B"], "plain")
+    assert plain["xx>en"]["hit1"].tolist() == [False, True]
+    xc, ec = centered(x, [0, 2, 0]), centered(e, [0, 0, 1 / np.sqrt(2)])
+    np.testing.assert_allclose(xc, [[1, 0, 0], [0, 1, 0]], atol=1e-6)
+    np.testing.assert_allclose(ec, [[1, 0, 0], [0, 1, 0]], atol=1e-6)
+    assert pair_retrieval(xc, ec, ["a", "b"], ["A", "B"], "centered")["xx>en"]["P@1"] == 1.0
