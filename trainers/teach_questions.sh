@@ -2,8 +2,9 @@
 # Teaching questions without a translator (issue #45): the new_languages student from parallel text alone
 # (configs/new_languages_student.yaml) beside the same student given XOR-TyDi's training questions too
 # (configs/new_languages_xor_student.yaml), and given its Bengali and Telugu pairs romanized too
-# (configs/new_languages_roman_student.yaml), and the XOR one with an in-batch ranking term
-# (configs/new_languages_xor_contrast_student.yaml), each scored by relkt.coverage on the XOR rows not marked train
+# (configs/new_languages_roman_student.yaml), and the XOR one with a ranking term over the batch
+# (configs/new_languages_xor_contrast_student.yaml) and over every training target
+# (configs/new_languages_xor_bank_student.yaml), each scored by relkt.coverage on the XOR rows not marked train
 # (bn fi ja te taught; ko ru ar as controls), held-out pairs and XQuAD-R whole: once against zero-shot mUSE, once
 # against the parallel-text student. Re-running resumes the students and redoes the reports.
 #   bash trainers/reproduce.sh teach_questions [SEED]      # (this script: bash trainers/teach_questions.sh [SEED])
@@ -23,6 +24,8 @@ timed student_roman python -m relkt.train_student --config configs/new_languages
   --set "output_dir=$root/student_roman" "${seed_set[@]}"
 timed student_xor_contrast python -m relkt.train_student --config configs/new_languages_xor_contrast_student.yaml \
   --set "output_dir=$root/student_xor_contrast" "${seed_set[@]}"
+timed student_xor_bank python -m relkt.train_student --config configs/new_languages_xor_bank_student.yaml \
+  --set "output_dir=$root/student_xor_bank" "${seed_set[@]}"
 coverage() {  # coverage NAME ENCODER...: the first encoder is what the others are compared with
   local name=$1; shift
   timed "coverage $name" python -m relkt.coverage "$@" --langs "$langs" --pairs-dir ../shared/data/parallel \
@@ -30,10 +33,11 @@ coverage() {  # coverage NAME ENCODER...: the first encoder is what the others a
     --learned bn,te,fi,ja --output "$root/$name"
 }
 coverage vs_zero_shot --encoder zero-shot=muse --encoder "parallel=muse:$root/student_parallel/best" \
-  --encoder "parallel+xor=muse:$root/student_xor/best" --encoder "+contrast=muse:$root/student_xor_contrast/best"
+  --encoder "parallel+xor=muse:$root/student_xor/best" --encoder "+contrast=muse:$root/student_xor_contrast/best" \
+  --encoder "+bank=muse:$root/student_xor_bank/best"
 coverage vs_parallel --encoder "parallel=muse:$root/student_parallel/best" \
   --encoder "parallel+xor=muse:$root/student_xor/best" --encoder "parallel+roman=muse:$root/student_roman/best" \
-  --encoder "+contrast=muse:$root/student_xor_contrast/best"
+  --encoder "+contrast=muse:$root/student_xor_contrast/best" --encoder "+bank=muse:$root/student_xor_bank/best"
 echo
 echo "Open these:"
 echo "  $root/vs_zero_shot/report.md   per language: XOR questions (held out), pairs, XQuAD-R; McNemar vs zero-shot"
