@@ -2,9 +2,11 @@
 # CL-ReLKT's own protocol (Sec. 4), as far as this machine's data allows: the teacher learns from English SQuAD train
 # (configs/paper_muse_teacher.yaml), the students from parallel text (configs/paper_muse_student.yaml, and
 # configs/paper_muse_student_apertium.yaml with Apertium's Spanish questions, configs/paper_muse_student_codeswitch.yaml
-# with code-switched SQuAD-train questions), and every model is scored on the whole
-# of XQuAD-R (48 articles, 1,190 questions a language), which none of them saw: XX->EN at the article unit (the
-# paper's table; P@1 with McNemar's test) and LAReQA mAP. Re-running resumes: finished runs and scores are kept.
+# with code-switched SQuAD-train questions, and both again with a ranking term over every training target:
+# configs/paper_muse_student_bank.yaml, configs/paper_muse_student_codeswitch_bank.yaml), and every model is scored
+# on the whole of XQuAD-R (48 articles, 1,190 questions a language), which none of them saw: XX->EN at the article
+# unit (the paper's table; P@1 with McNemar's test) and LAReQA mAP. Re-running resumes: finished runs and scores are
+# kept.
 #   bash trainers/reproduce.sh paper_muse [SEED]      # (this script: bash trainers/paper_protocol.sh [SEED])
 set -euo pipefail
 seed="${1:-}"
@@ -23,7 +25,8 @@ score zero-shot muse configs/paper_muse_teacher.yaml "$root/zero_shot_test.json"
 # shellcheck disable=SC2046
 timed teacher python -m relkt.train_teacher --config configs/paper_muse_teacher.yaml $(sets teacher)
 score teacher "muse:$root/teacher/best" "$root/teacher/config.yaml" "$root/teacher/test.json"; results+=("$root/teacher/test.json")
-students=(student student_codeswitch)   # the second: + code-switched SQuAD-train questions (issue #45)
+# + code-switched SQuAD-train questions; + a ranking term over every training target; both (issue #45)
+students=(student student_codeswitch student_bank student_codeswitch_bank)
 if command -v apertium >/dev/null 2>&1 && apertium -l 2>/dev/null | grep -qx ' *eng-spa'; then
   students+=(student_apertium)
 elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && apt-get install -y -q apertium apertium-eng-spa >/dev/null 2>&1; then
