@@ -101,6 +101,15 @@ def test_lr_halves_on_plateau_and_early_stop_ends_cleanly(synthetic_data, tmp_pa
     assert rates[1] == rates[0] and rates[2] == pytest.approx(rates[0] / 2)
 
 
+def test_four_evaluations_an_epoch_as_the_reference_teacher_script(synthetic_data, tmp_path):
+    """eval.per_epoch 4 on one BM25 epoch of 84 triplets = 21 steps of 4: every 21 // 4 = 5 steps from the first, at
+    most 4 (batches 0, 5, 10, 15; not 20), i.e. after steps 1, 6, 11, 16, then the final evaluation at step 21."""
+    cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 0, "eval.per_epoch": 4})
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [h["step"] for h in history] == [1, 6, 11, 16, 21]
+
+
 def run_cli(cfg, env):
     return subprocess.Popen(
         [sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)],

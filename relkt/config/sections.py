@@ -102,6 +102,12 @@ class EvalSection:
     max_questions: int = 0  # 0 = all dev questions
     batch_size: int = 128  # texts per encoding batch in dev evaluation
     at_start: bool = False  # also evaluate before the first step: the starting point, best export until beaten
+    # Count every_steps within each epoch, evaluating after its first step and every every_steps after that (CL-ReLKT's
+    # scripts: `i % eval_step == 0` on the epoch's batch index): the first evaluation is of a model one step in.
+    within_epoch: bool = False
+    # N > 0: evaluate N times an epoch, within it, every (the epoch's full batches // N) steps from its first, in place
+    # of every_steps (CL-ReLKT's teacher script: 4, `eval_step = num_steps // 4`).
+    per_epoch: int = 0
     # Also score dev questions with CL-ReLKT's XX->EN protocol at these English units (article, paragraph,
     # sentence: every unit of the data set is a candidate, as relkt.evaluate --xx-en-unit); primary_metric may then
     # be e.g. xx_en_article/P@1, selecting on the unit the paper scores.
@@ -121,6 +127,8 @@ class EvalSection:
             )
         if self.every_steps < 1:
             raise ConfigError(f"eval.every_steps must be >= 1, got {self.every_steps}")
+        if self.per_epoch < 0:
+            raise ConfigError(f"eval.per_epoch must be >= 0 (0: every eval.every_steps), got {self.per_epoch}")
         if not PRIMARY_METRIC.match(self.primary_metric):
             raise ConfigError(
                 f"eval.primary_metric {self.primary_metric!r} is not a metric the dev evaluation reports; valid: "

@@ -261,6 +261,7 @@ class StudentTrainer(Stage):
     def train_epoch(self, epoch: int, step: int) -> None:
         """The examples in an order fixed by (seed, epoch), from step `step` on."""
         c, bs = self.config, self.config.distill.batch_size
+        self.harness.epoch_steps = len(self.examples) // bs
         order = np.random.default_rng([c.seed, epoch]).permutation(len(self.examples))[step * bs :]
         if len(order):
             fields = {name: getattr(self.examples, STUDENT_INPUTS[name]) for name in self.loss.student_inputs}

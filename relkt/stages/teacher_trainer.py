@@ -88,6 +88,7 @@ class TeacherTrainer(Stage):
             if boundary and h.state.extra.get("mined_at") != [epoch, step]:
                 self.mine(epoch, step, online)
             steps_total = math.ceil(len(self.triplets.epoch_pairs) / bs)
+            h.epoch_steps = len(self.triplets.epoch_pairs) // bs
             if step >= steps_total:
                 return
             end = (

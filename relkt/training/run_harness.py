@@ -55,9 +55,13 @@ class RunHarness:
         eval_at_start: bool = False,
         compare_with_start: bool = False,
         score_with=None,
+        eval_within_epoch: bool = False,
+        eval_per_epoch: int = 0,
     ):
         """`evaluators` (relkt.metrics.evaluator's protocol) score `score_with` (default: `encoder`; a trainer passes
-        a quiet wrapper of it) at each dev evaluation; `primary_metric` names one of their keys."""
+        a quiet wrapper of it) at each dev evaluation; `primary_metric` names one of their keys. `eval_every` counts
+        global steps, or with `eval_within_epoch` each epoch's steps from its first (evaluated too); `eval_per_epoch`
+        N > 0 evaluates N times an epoch that way, every `epoch_steps // N` steps (the trainer sets `epoch_steps`)."""
         self.out = Path(output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
         # Every worker of a multi-worker run evaluates, exports and checkpoints (saving may need all
@@ -70,6 +74,8 @@ class RunHarness:
         self.primary_metric, self.eval_every = primary_metric, eval_every
         self.checkpoint_every = checkpoint_every or eval_every
         self.eval_at_start, self.compare_with_start = eval_at_start, compare_with_start
+        self.eval_within_epoch, self.eval_per_epoch = eval_within_epoch, eval_per_epoch
+        self.epoch_steps: int | None = None  # full batches in the epoch being trained (set by the trainer)
         self.training_info = training_info
         self.schedule = Schedule(schedule)
         self.checkpointer = Checkpointer(self.out, self.write_dir)
@@ -264,7 +270,7 @@ class RunHarness:
                 "the data) and start a new output_dir"
             )
         stop = False
-        if self.state.global_step % self.eval_every == 0:
+        if self.evaluation_due():
             stop = self.evaluate()
         if not stop and self.schedule.budget_reached(self.state.global_step):
             log.info("step budget reached: %d steps (schedule.max_steps)", self.state.global_step)
@@ -274,6 +280,20 @@ class RunHarness:
         if stop or self.state.global_step % self.checkpoint_every == 0:
             self.save_checkpoint()
         return stop
+
+    def evaluation_due(self) -> bool:
+        """Whether the step just taken is evaluated: every `eval_every` global steps, or within each epoch after its
+        steps 1, 1 + eval_every, 1 + 2 x eval_every, ... (`eval_within_epoch`), or N times an epoch that way
+        (`eval_per_epoch`)."""
+        i = self.state.step_in_epoch - 1  # the batch index within the epoch, as the reference scripts count
+        if self.eval_per_epoch:
+            if self.epoch_steps is None:
+                raise RuntimeError("eval.per_epoch needs the trainer to set the harness's epoch_steps")
+            every = max(1, self.epoch_steps // self.eval_per_epoch)
+            return i % every == 0 and i // every < self.eval_per_epoch
+        if self.eval_within_epoch:
+            return i % self.eval_every == 0
+        return self.state.global_step % self.eval_every == 0
 
     def reopen(self, epochs: int) -> bool:
         """A finished run whose config now asks for more epochs continues (unless it stopped early:

@@ -76,6 +76,8 @@ def stage_harness(
         checkpoint_every=config.schedule.checkpoint_every,
         chief=chief,
         eval_at_start=config.eval.at_start,
+        eval_within_epoch=config.eval.within_epoch,
+        eval_per_epoch=config.eval.per_epoch,
         compare_with_start=compare_with_start,
         score_with=QuietEncoder(encoder, config.eval.batch_size),
     )

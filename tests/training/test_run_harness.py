@@ -54,6 +54,37 @@ def rates(h, steps):
     return seen
 
 
+@pytest.mark.parametrize(
+    "within_epoch, per_epoch, evaluated", [(False, 0, [3, 6, 9]), (True, 0, [1, 4, 6, 9]), (False, 2, [1, 3, 6, 8])]
+)
+def test_evaluation_steps_count_globally_or_within_each_epoch(tmp_path, within_epoch, per_epoch, evaluated):
+    """Two epochs of 5 steps, eval_every 3. Counted globally: after global steps 3, 6, 9. Within each epoch, as
+    CL-ReLKT's scripts do (batch i evaluated when i % 3 == 0, i from 0): after steps 1 and 4 of each epoch, i.e.
+    global 1, 4 and 6, 9. Twice an epoch (the teacher script's `i % (5 // 2) == 0`, at most 2): batches 0 and 2, not
+    4: global 1, 3 and 6, 8."""
+    h = RunHarness(
+        tmp_path,
+        encoder=None,
+        optimizer=keras.optimizers.Adam(1.0),
+        evaluators=[],
+        primary_metric="m",
+        eval_every=3,
+        schedule=ScheduleSection(),
+        training_info={},
+        checkpoint_every=10_000,
+        eval_within_epoch=within_epoch,
+        eval_per_epoch=per_epoch,
+    )
+    h.epoch_steps = 5
+    seen = []
+    h.evaluate = lambda schedule=True: seen.append(h.state.global_step) or False
+    for _ in range(2):
+        for _ in range(5):
+            h.after_step({})
+        h.state.epoch, h.state.step_in_epoch = h.state.epoch + 1, 0  # end_epoch, less its checkpoint
+    assert seen == evaluated
+
+
 def test_warmup_ramps_linearly_then_holds_the_rate(tmp_path):
     # warmup 4 at rate 1.0: steps 1..4 use 1/4, 2/4, 3/4, 4/4, then the rate itself.
     assert rates(harness(tmp_path, learning_rate=1.0, warmup_steps=4), 6) == pytest.approx([0.25, 0.5, 0.75, 1, 1, 1])
