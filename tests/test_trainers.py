@@ -390,6 +390,18 @@ def test_crossval_trains_a_student_per_group_and_scores_each_language_with_its_o
     assert not np.array_equal(parts["a"]["AP"][parts["a"]["lang"] == "de"], parts["b"]["AP"][other])
     summary = json.loads((fold / "student.json").read_text())
     assert summary["setup"]["student_groups"]["b"] == {"langs": ["th"], "settings": {"distill.beta": 0.5}}
+    # Wall time: each trained run (summed over resumes) and each score; the combined student.json is none of them.
+    walls = [row.split("\t") for row in (out / "wall_seconds.tsv").read_text().splitlines()[1:]]
+    assert sorted(stage for _, stage, _ in walls) == [
+        "score student_a",
+        "score student_b",
+        "score teacher",
+        "score zero_shot",
+        "student_a",
+        "student_b",
+        "teacher",
+    ]
+    assert all(fold_ == "0" and float(seconds) > 0 for fold_, _, seconds in walls)
 
 
 def test_crossval_refuses_a_scored_language_in_no_group_before_training(tmp_path, capsys):

@@ -230,7 +230,24 @@ def run_fold(args: argparse.Namespace, fold: int) -> None:
         combine_groups(
             args.student_groups, {name: out / f"student_{name}.json" for name in groups}, out / "student.json"
         )
-    print(f"fold {fold}: done in {time.perf_counter() - t0:.0f} s")
+    print(f"fold {fold}: done in {time.perf_counter() - t0:.0f} s (this process)")
+    atomic_write_text(out.parent / "wall_seconds.tsv", wall_seconds(out.parent))
+
+
+def wall_seconds(out: Path) -> str:
+    """fold, stage, seconds of each fold done so far: a trained run's `wall_seconds` (summed over the sessions it
+    was resumed in; blank for a run finished before relkt recorded it) and each score's encoding and ranking."""
+    rows = ["fold\tstage\tseconds"]
+    for fold in sorted(out.glob("fold*"), key=lambda p: int(p.name[4:])):
+        for summary in sorted(fold.glob("*/summary.json")):
+            seconds = json.loads(summary.read_text()).get("wall_seconds", "")
+            rows.append(f"{fold.name[4:]}\t{summary.parent.name}\t{seconds}")
+        for scored in sorted(fold.glob("*.json")):
+            setup = json.loads(scored.read_text()).get("setup", {})
+            if "encode_seconds" in setup:
+                seconds = round(setup["encode_seconds"] + setup["score_seconds"], 1)
+                rows.append(f"{fold.name[4:]}\tscore {scored.stem}\t{seconds}")
+    return "\n".join(rows) + "\n"
 
 
 def check_groups(args: argparse.Namespace) -> None:

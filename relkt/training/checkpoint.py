@@ -36,6 +36,9 @@ class RunState:
     stopped_early: bool = False
     stop_reason: str = ""  # "plateau" (early stop) or "max_steps" (the step budget)
     extra: dict = field(default_factory=dict)
+    # Seconds the run's processes spent up to its last checkpoint, summed over resumes: the wall time of a run that
+    # spans sessions (work redone after an interruption counts, time between processes does not).
+    wall_seconds: float = 0.0
 
 
 class Checkpointer:

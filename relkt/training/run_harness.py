@@ -84,6 +84,7 @@ class RunHarness:
         self.extra_arrays: Callable[[], dict[str, np.ndarray]] = lambda: {}
         self.last_logs: dict[str, float] = {}
         self.saved_step: int | None = None
+        self.wall_mark = time.monotonic()  # since when this process's time is not yet in state.wall_seconds
 
     @property
     def policy(self):
@@ -92,6 +93,8 @@ class RunHarness:
     # ----- checkpoint -----------------------------------------------------------------------
     def save_checkpoint(self) -> None:
         """Weights + optimizer variables + state, written to a fresh folder then swapped in."""
+        now = time.monotonic()
+        self.state.wall_seconds, self.wall_mark = self.state.wall_seconds + now - self.wall_mark, now
         self.state.policy = self.schedule.state()
         self.checkpointer.save(self.encoder, self.optimizer, self.state, self.extra_arrays)
         self.saved_step = self.state.global_step
@@ -355,6 +358,7 @@ class RunHarness:
             "epochs_completed": self.state.epoch,
             "stopped_early": self.state.stopped_early,
             "stop_reason": self.state.stop_reason,
+            "wall_seconds": round(self.state.wall_seconds, 1),
             "best_export": str(self.out / "best"),
             "last_export": str(self.out / "last"),
             **({"start": {**self.state.extra["start"], "step": 0}} if "start" in self.state.extra else {}),

@@ -140,6 +140,21 @@ def test_a_truncated_checkpoint_falls_back_to_the_previous_one(tmp_path):
         trained_harness(tmp_path).restore()
 
 
+def test_wall_time_sums_the_processes_of_a_resumed_run_up_to_each_checkpoint(tmp_path, monkeypatch):
+    """A fake clock: the first process starts at t=100 and checkpoints at 130 (30 s); work after that checkpoint is
+    lost with the process. The second starts at 1,000 (the gap between sessions does not count), resumes and
+    checkpoints at 1,020: 30 + 20 = 50 s."""
+    clock = iter([100.0, 130.0, 1_000.0, 1_020.0])
+    monkeypatch.setattr("relkt.training.run_harness.time.monotonic", lambda: next(clock))
+    first = trained_harness(tmp_path)
+    first.save_checkpoint()
+    again = trained_harness(tmp_path)
+    again.restore()
+    assert again.state.wall_seconds == 30.0
+    again.save_checkpoint()
+    assert again.state.wall_seconds == 50.0
+
+
 def test_a_non_finite_loss_stops_before_anything_is_saved(tmp_path):
     from relkt.errors import NonFiniteError
 
