@@ -31,17 +31,19 @@ class Scores(Fixed):
         return {"m": next(self.scores)}
 
 
-def harness(tmp_path, **schedule):
+def harness(tmp_path, eval_every=10_000, timing=None, **schedule):
+    """A harness without a model; `timing`: its evaluation-timing arguments (eval_within_epoch, eval_per_epoch)."""
     return RunHarness(
         tmp_path,
         encoder=None,
         optimizer=keras.optimizers.Adam(1.0),
         evaluators=[],
         primary_metric="m",
-        eval_every=10_000,
+        eval_every=eval_every,
         schedule=ScheduleSection(**schedule),
         training_info={},
         checkpoint_every=10_000,
+        **(timing or {}),
     )
 
 
@@ -62,19 +64,7 @@ def test_evaluation_steps_count_globally_or_within_each_epoch(tmp_path, within_e
     CL-ReLKT's scripts do (batch i evaluated when i % 3 == 0, i from 0): after steps 1 and 4 of each epoch, i.e.
     global 1, 4 and 6, 9. Twice an epoch (the teacher script's `i % (5 // 2) == 0`, at most 2): batches 0 and 2, not
     4: global 1, 3 and 6, 8."""
-    h = RunHarness(
-        tmp_path,
-        encoder=None,
-        optimizer=keras.optimizers.Adam(1.0),
-        evaluators=[],
-        primary_metric="m",
-        eval_every=3,
-        schedule=ScheduleSection(),
-        training_info={},
-        checkpoint_every=10_000,
-        eval_within_epoch=within_epoch,
-        eval_per_epoch=per_epoch,
-    )
+    h = harness(tmp_path, eval_every=3, timing={"eval_within_epoch": within_epoch, "eval_per_epoch": per_epoch})
     h.epoch_steps = 5
     seen = []
     h.evaluate = lambda schedule=True: seen.append(h.state.global_step) or False
