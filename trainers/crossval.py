@@ -238,7 +238,8 @@ def wall_seconds(out: Path) -> str:
     """fold, stage, seconds of each fold done so far: a trained run's `wall_seconds` (summed over the sessions it
     was resumed in; blank for a run finished before relkt recorded it) and each score's encoding and ranking."""
     rows = ["fold\tstage\tseconds"]
-    for fold in sorted(out.glob("fold*"), key=lambda p: int(p.name[4:])):
+    folds = [p for p in out.glob("fold*") if p.is_dir() and p.name[4:].isdigit()]
+    for fold in sorted(folds, key=lambda p: int(p.name[4:])):
         for summary in sorted(fold.glob("*/summary.json")):
             seconds = json.loads(summary.read_text()).get("wall_seconds", "")
             rows.append(f"{fold.name[4:]}\t{summary.parent.name}\t{seconds}")
