@@ -241,7 +241,7 @@ class RunHarness:
             _, value = self.dev_metrics()
             self.state.extra["start"] = {"metric": self.primary_metric, "value": value}
             log.info(
-                "starting point: dev %s = %.4f (recorded, not exported: eval.at_start keeps it as best/ until beaten)",
+                "starting point: dev %s = %.4f (for summary.json; eval.at_start would keep it as best/ until beaten)",
                 self.primary_metric,
                 value,
             )
