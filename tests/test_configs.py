@@ -55,3 +55,50 @@ def test_every_config_resolves_to_what_it_was_before_bases(before):
 def test_configs_stay_small():
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "configs").iterdir())
     assert lines <= 450, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
+
+
+# The reference code's settings (2_use_finetune_teacher / 3_use_finetune_distillation .sh/.py), which both reference
+# setups must hold whatever their bases say: paper_muse_reference's teacher once inherited eval.at_start from
+# paper_muse_teacher.yaml, which the reference never does (its first evaluation is one step in).
+REFERENCE = {
+    "teacher": {
+        ("eval", "at_start"): False,
+        ("eval", "per_epoch"): 4,
+        ("schedule", "learning_rate"): 1e-5,
+        ("schedule", "lr_patience"): 1,
+        ("schedule", "min_learning_rate"): 0.0,
+        ("schedule", "early_stop_patience"): 20,
+        ("triplet", "margin"): 0.24,
+        ("triplet", "batch_size"): 16,
+        ("triplet", "distance"): "cosine",
+        ("mining", "bm25_top_end"): 3,
+        ("mining", "hard"): 1,
+        ("mining", "semi_hard"): 1,
+        ("data", "answer_unit"): "passage",
+    },
+    "student": {
+        ("eval", "at_start"): False,
+        ("eval", "within_epoch"): True,
+        ("eval", "every_steps"): 100,
+        ("schedule", "learning_rate"): 1e-3,
+        ("schedule", "lr_patience"): 1,
+        ("schedule", "min_learning_rate"): 0.0,
+        ("schedule", "early_stop_patience"): 20,
+        ("distill", "batch_size"): 16,
+        ("distill", "epochs"): 30,
+        ("distill", "gamma"): 1000.0,
+        ("distill", "distance"): "mean_squared",
+        ("distill", "weights"): {"beta": 1e-3, "lam": 0.1, "omega": 1e-2},
+    },
+}
+
+
+@pytest.mark.parametrize("setup", ["xquad_muse_reference", "paper_muse_reference"])
+@pytest.mark.parametrize("stage", ["teacher", "student"])
+def test_reference_setups_hold_the_reference_codes_settings(setup, stage):
+    path = ROOT / "configs" / f"{setup}_{stage}.yaml"
+    config = load_config(config_class(path), path)
+    held = {key: getattr(getattr(config, key[0]), key[1]) for key in REFERENCE[stage]}
+    assert held == REFERENCE[stage]
+    if stage == "student":
+        assert not config.student.options.get("freeze_token_embedding"), "the whole mUSE trains"
