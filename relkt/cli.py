@@ -20,7 +20,7 @@ from relkt.data.english_answer_units import UNITS
 from relkt.data.qa_format import check_format_name, format_names
 from relkt.data.selection import load_split
 from relkt.data.sources import ENV_VAR
-from relkt.data.splits import SPLITS
+from relkt.data.splits import SPLIT_UNITS, SPLITS
 from relkt.errors import ConfigError, Interrupted, RelktError, WriteError, is_interrupt
 from relkt.io import os_reason
 
@@ -67,10 +67,24 @@ def add_pool_arguments(
         help=f"seed of the article split (default: {_POOL.split_seed}, or the --config run's)",
     )
     p.add_argument(
+        "--split-unit",
+        default=None,
+        choices=SPLIT_UNITS,
+        help="what the split keeps together: article, context or question (the latter two let test questions' "
+        "paragraphs or articles train: add --allow-test-overlap) (default: article, or the --config run's)",
+    )
+    p.add_argument(
+        "--allow-test-overlap",
+        action="store_true",
+        default=None,
+        help="accept a --split-unit whose test questions' contexts or articles are in training (default: refused, "
+        "or the --config run's)",
+    )
+    p.add_argument(
         "--folds",
         type=int,
         default=None,
-        help="k-fold split: K folds of the shuffled articles (default: 0, none, or the --config run's)",
+        help="k-fold split: K folds of the shuffled units (default: 0, none, or the --config run's)",
     )
     p.add_argument(
         "--fold",
@@ -111,6 +125,8 @@ def pool_settings(args: argparse.Namespace) -> PoolSection:
         with_context=bool(run.get("with_context", False)),
         folds=int(run.get("folds", 0)),
         fold=int(run.get("fold", 0)),
+        split_unit=run.get("split_unit", _POOL.split_unit),
+        allow_test_overlap=bool(run.get("allow_test_overlap", False)),
     )
     for key in ("format", "test_dir", "test_format"):
         setattr(settings, key, run.get(key, getattr(_POOL, key)))
@@ -128,7 +144,7 @@ def pool_settings(args: argparse.Namespace) -> PoolSection:
         settings.split_seed = args.split_seed
     if getattr(args, "with_context", False):
         settings.with_context = True
-    for key in ("folds", "fold"):
+    for key in ("folds", "fold", "split_unit", "allow_test_overlap"):
         if getattr(args, key, None) is not None:
             setattr(settings, key, getattr(args, key))
     settings.validate()

@@ -21,7 +21,7 @@ from relkt.config.config_io import read_config_file
 from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
 from relkt.data.parallel_corpus import pair_languages, read_pairs
-from relkt.data.selection import scored_source
+from relkt.data.selection import measured_split, scored_source
 from relkt.errors import ConfigError
 from relkt.io import atomic_files, json_text
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="UNIT[,UNIT...]",
         help="CL-ReLKT's XX->EN protocol at these English answer units, each scored against every English unit "
         "of the whole data set (all articles, whichever split is scored): article (the paper's document), "
-        f"paragraph, sentence, or none (default: {','.join(UNITS)})",
+        "paragraph, sentence; scored_article and scored_paragraph: the reference code's pool, only the scored "
+        f"questions' own documents; or none (default: {','.join(UNITS)})",
     )
     p.add_argument(
         "--max-length",
@@ -112,7 +113,7 @@ def evaluate(args: argparse.Namespace) -> int:
     pool = load_pool(args, settings)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
     source, within = scored_source(settings, args.split)
-    units = english_units(source, args.xx_en_unit)
+    units = english_units(source, args.xx_en_unit, scored=[q.qas_id for q in pool.questions])
     kind = spec.split(":", 1)[0]
     max_length = args.max_length or (SCORING_MAX_LENGTH if kind == "muse" else None)
     options = {} if max_length is None else {"max_length": max_length}
@@ -143,6 +144,9 @@ def evaluate(args: argparse.Namespace) -> int:
         "format": source.format,
         "split": args.split,
         "scored_whole": within == "all",
+        "split_unit": settings.split_unit,
+        # the unit and the measured share of test questions whose context / article trains (relkt.data.splits)
+        "split_cut": measured_split(settings) if within != "all" else {"unit": "article", "overlap": None},
         "split_fractions": list(settings.split_fractions),
         "split_seed": settings.split_seed,
         "folds": settings.folds,

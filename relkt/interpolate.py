@@ -157,7 +157,9 @@ def interpolate(args: argparse.Namespace) -> int:
     settings = pool_settings(args)
     pool = sample_questions(load_pool(args, settings), args.max_questions, args.seed)
     evaluators = [LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)]
-    units = english_units(scored_source(settings, args.split)[0], args.xx_en_unit)
+    units = english_units(
+        scored_source(settings, args.split)[0], args.xx_en_unit, scored=[q.qas_id for q in pool.questions]
+    )
     if units:  # whole articles, as relkt.evaluate reads them
         unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=args.batch_size)
         evaluators.append(ReadingWholeEvaluator(unit_evaluator, student, SCORING_MAX_LENGTH))

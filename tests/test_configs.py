@@ -11,6 +11,7 @@ import yaml
 
 from relkt.config import StudentConfig, TeacherConfig, load_config, to_dict
 from relkt.training.run_folder import flat_keys, settings_before_they_existed
+from tests.helpers.runs import trainer_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUPS = "setups.yaml"  # the list of setups (trainers/setups.py), not a config
@@ -102,3 +103,16 @@ def test_reference_setups_hold_the_reference_codes_settings(setup, stage):
     assert held == REFERENCE[stage]
     if stage == "student":
         assert not config.student.options.get("freeze_token_embedding"), "the whole mUSE trains"
+
+
+@pytest.mark.parametrize("name,under", [("xquad_muse_reference_questions", "xquad_muse_reference")])
+def test_question_split_setups_are_their_article_setups_cut_by_question(name, under):
+    setups = trainer_script("setups")
+    setup, article = setups.get_setup(name), setups.get_setup(under)
+    assert (setup.teacher, setup.student, setup.folds, setup.student_groups) == (
+        article.teacher,
+        article.student,
+        article.folds,
+        article.student_groups,
+    )
+    assert setup.set == ("data.split_unit=question", "data.allow_test_overlap=true") and not article.set

@@ -48,7 +48,17 @@ def test_xx_en_units_score_the_test_split_against_every_english_unit(tiny_data, 
     assert "XX->EN by answer unit" in printed and "3 articles, 3 paragraphs, 6 sentences" in printed
     results = json.loads(out.read_text())
     assert results["lareqa"]["n_candidates"] == 4  # one test article, two languages, two sentences each
-    assert results["setup"]["xx_en_units"] == {"article": 3, "paragraph": 3, "sentence": 6}
+    # scored_*: the reference code's pool, the test questions' own article and paragraph alone
+    assert results["setup"]["xx_en_units"] == {
+        "article": 3,
+        "paragraph": 3,
+        "sentence": 6,
+        "scored_article": 1,
+        "scored_paragraph": 1,
+    }
+    assert results["xx_en_scored_article"]["de"]["P@1"] == 1.0  # one candidate: every question's gold ranks first
+    assert results["setup"]["split_cut"]["unit"] == "article"
+    assert results["setup"]["split_cut"]["overlap"] == {"context": 0.0, "article": 0.0}
     for unit in ("article", "paragraph", "sentence"):
         assert results[f"xx_en_{unit}"]["de"]["n_questions"] == 2
     with np.load(evaluate.per_question_path(out)) as z:

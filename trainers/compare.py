@@ -40,11 +40,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: 0)")
     p.add_argument(
         "--xx-en-unit",
-        choices=("pool", "article", "paragraph", "sentence"),
+        choices=("pool", "article", "paragraph", "sentence", "scored_article", "scored_paragraph"),
         default="pool",
         help="which XX->EN to show and test: pool = the scored split's English sentences (relkt's dev metric), "
         "article/paragraph/sentence = CL-ReLKT's protocol over every English unit of the data set "
-        "(article is the paper's table; default: pool)",
+        "(article is the paper's table), scored_article/scored_paragraph = the reference code's pool, the scored "
+        "questions' own documents (default: pool)",
     )
     p.add_argument(
         "--english-gap",
@@ -66,6 +67,21 @@ def name_of(path: Path) -> str:
     if path.name == "test.json":
         return path.parent.name
     return f"{path.parent.name}:{path.stem[5:]}" if path.stem.startswith("test_") else path.stem
+
+
+def split_lines(names: list[str], results: list[dict]) -> list[str]:
+    """What each result's split let into training (`setup.split_cut`, relkt.evaluate's measure); nothing when every
+    result was cut by article, or scored on a source apart."""
+    lines = []
+    for name, result in zip(names, results):
+        cut = result.get("setup", {}).get("split_cut") or {}
+        overlap = cut.get("overlap")
+        if cut.get("unit", "article") != "article" and overlap:
+            lines.append(
+                f"- `{name}`: split by {cut['unit']}: {100 * overlap['context']:.1f}% of its test questions' contexts "
+                f"and {100 * overlap['article']:.1f}% of their articles are in training (not unseen text)"
+            )
+    return ["", "Split:", *lines] if lines else []
 
 
 def xx_en_key(unit: str) -> str:
@@ -214,6 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "# " + " vs ".join(names),
         "",
         "Test scores in %; " + ", ".join(f"`{n}`: `{p}`" for n, p in zip(names, paths)) + ".",
+        *split_lines(names, results),
         "",
         *side_by_side(names, results, args.xx_en_unit),
     ]

@@ -114,6 +114,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         args.teacher_config = args.teacher_config or str(setups_file.parent / setup.teacher)
         args.student_config = args.student_config or str(setups_file.parent / setup.student)
         args.student_groups = setup.student_groups
+        args.set = list(setup.set) + args.set
     else:
         args.student_groups = ()
     if not (args.teacher_config and args.student_config):
@@ -277,6 +278,7 @@ def combine_groups(groups: Sequence[StudentGroup], scored: dict[str, Path], outp
         "student_groups": {g.name: {"langs": list(g.langs), "settings": g.settings} for g in groups},
         "combined_from": {name: str(path) for name, path in scored.items()},
         "export": {name: json.loads(path.read_text()).get("setup", {}).get("export") for name, path in scored.items()},
+        "split_cut": json.loads(next(iter(scored.values())).read_text()).get("setup", {}).get("split_cut"),
     }
     atomic_write_npz(evaluate.per_question_path(output), **combined)
     atomic_write_json(output, results)
@@ -288,25 +290,43 @@ def pool_results(paths: Sequence[Path], output: Path) -> dict:
     per-question file holds: LAReQA mAP, XX->EN P@1 per unit; each fold's LAReQA pool is its own test articles)."""
     pooled = concatenate_scores([read_scores(path) for path in paths], str(output))
     results = summarise_scores(pooled)
-    results["setup"] = {"pooled_from": [str(p) for p in paths]}
+    results["setup"] = {"pooled_from": [str(p) for p in paths], "split_cut": pooled_split([p for p in paths])}
     atomic_write_npz(evaluate.per_question_path(output), **pooled)
     atomic_write_json(output, results)
     return results
 
 
+def pooled_split(paths: Sequence[Path]) -> dict | None:
+    """The folds' split as one: their unit, and the overlap over every fold's test questions (each fold's share
+    weighted by its questions); None when a fold's score has no measure."""
+    cuts = [json.loads(p.read_text()).get("setup", {}).get("split_cut") for p in paths]
+    if not all(c and c.get("overlap") and c.get("test_questions") for c in cuts):
+        return None
+    n = sum(c["test_questions"] for c in cuts)
+    return {
+        "unit": cuts[0]["unit"],
+        "test_questions": n,
+        "overlap": {k: sum(c["overlap"][k] * c["test_questions"] for c in cuts) / n for k in ("context", "article")},
+    }
+
+
 PAPER_FILE = Path(__file__).resolve().parent / "expected" / "cl_relkt_paper.yaml"
 
 
-def paper_table(out: Path, paper_file: Path = PAPER_FILE) -> str:
+def paper_table(out: Path, paper_file: Path = PAPER_FILE, unit: str = "article") -> str:
     """Markdown: per language, CL-ReLKT's XQuAD P@1 (mUSE-small zero-shot / teacher / student) beside the pooled
-    article-level XX->EN P@1 of OUTPUT/{zero_shot,teacher,student}.json, McNemar's p of teacher vs zero-shot and of
-    student vs teacher, and the pooled LAReQA mAP (each fold's pool: its test articles, all languages)."""
+    XX->EN P@1 at `unit` (article: every article of the data set; scored_article: the reference code's pool, the
+    scored questions' own articles) of OUTPUT/{zero_shot,teacher,student}.json, McNemar's p of teacher vs zero-shot
+    and of student vs teacher, and the pooled LAReQA mAP (each fold's pool: its test articles, all languages).
+    Written to OUTPUT/paper_table.md (article) or OUTPUT/paper_table_UNIT.md."""
     paper = yaml.safe_load(paper_file.read_text())["xquad_p1"]
+    hit = f"xx_en_{unit}_hit1"
     pq = {}
     for m in MODELS:
         with np.load(evaluate.per_question_path(out / f"{m}.json")) as z:
             order = np.lexsort((z["qas_id"].astype(str), z["lang"].astype(str)))
-            pq[m] = {k: z[k][order] for k in ("qas_id", "lang", "AP", "xx_en_article_hit1")}
+            pq[m] = {k: z[k][order] for k in ("qas_id", "lang", "AP")}
+            pq[m]["xx_en_article_hit1"] = z[hit][order]
     if any(not np.array_equal(pq[m]["qas_id"], pq["zero_shot"]["qas_id"]) for m in MODELS):
         raise SystemExit(f"error: {out}: the pooled models do not hold the same questions")
     langs = [x for x in paper["muse_small"] if x in set(pq["zero_shot"]["lang"].tolist())]
@@ -335,13 +355,14 @@ def paper_table(out: Path, paper_file: Path = PAPER_FILE) -> str:
             f"| {int(sel.sum())} |"
         )
     head = [
-        "| lang | paper P@1: zero-shot / teacher / student | relkt P@1: zero-shot / teacher / student | McNemar p, "
+        f"| lang | paper P@1: zero-shot / teacher / student | relkt P@1 ({unit}): zero-shot / teacher / student | "
+        "McNemar p, "
         "teacher vs zero-shot (* < 0.05) | McNemar p, student vs teacher | LAReQA mAP: zero-shot / teacher / student | "
         "questions |",
         "|---|---|---|---|---|---|---|",
     ]
     text = "\n".join(head + rows) + "\n"
-    atomic_write_text(out / "paper_table.md", text)
+    atomic_write_text(out / ("paper_table.md" if unit == "article" else f"paper_table_{unit}.md"), text)
     return text
 
 
@@ -375,6 +396,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if not rc and (Path(__file__).resolve().parent / "expected" / "cl_relkt_paper.yaml").exists():
         print(paper_table(out))
+        with np.load(evaluate.per_question_path(out / "student.json")) as z:
+            if "xx_en_scored_article_hit1" in z.files:
+                print(paper_table(out, unit="scored_article"))
     print(json.dumps({m: str(out / f"{m}.json") for m in MODELS}))
     return rc
 

@@ -46,6 +46,8 @@ class Setup:
     # crossval: one student per group of languages from each fold's teacher, each language scored by its group's
     # (relkt.config.student_groups); () = one student for every language
     student_groups: tuple[StudentGroup, ...] = ()
+    # crossval: KEY=VALUE overrides for both stages, before the command line's --set (e.g. data.split_unit=question)
+    set: tuple[str, ...] = ()
 
     def configs(self) -> list[str]:
         return [c for c in dict.fromkeys((self.teacher, self.student, *self.more_students, *self.grow_students)) if c]

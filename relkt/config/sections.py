@@ -15,6 +15,9 @@ from relkt.errors import ConfigError
 # relkt.training.run_folder reads it through `growable_keys`.
 GROWS_ON_RESUME = {"grows_on_resume": True}
 
+# What a split keeps on one side (relkt.data.splits.SPLIT_UNITS; config imports no data code).
+SPLIT_UNITS = ("article", "context", "question")
+
 
 @dataclass
 class PoolSection:
@@ -29,14 +32,29 @@ class PoolSection:
     # context or question id that data_dir also holds is refused. Dev always comes from data_dir.
     test_dir: str = ""
     test_format: str = "auto"  # the test source's format, as `format`
-    split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])  # train, dev, test articles
-    split_seed: int = 0  # seed of the article split
+    split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])  # train, dev, test units
+    split_seed: int = 0  # seed of the split
+    # What the split keeps together: article (no paragraph of a test article is trained on), context (a test question's
+    # paragraph is unseen, its article's other paragraphs may train), question (CL-ReLKT's reference code: a
+    # question-level cut, a test question's own paragraph is a training positive). A qas_id is on one side in every
+    # language whatever the unit. context and question need allow_test_overlap; runs record the measured overlap.
+    split_unit: Literal["article", "context", "question"] = "article"
+    allow_test_overlap: bool = False  # accept a split_unit that lets test questions' contexts or articles train
     folds: int = 0  # k-fold cross-validation: K > 1 cuts the shuffled articles into K folds (0 = split_fractions alone)
     fold: int = 0  # with folds: the test fold (0 .. K-1); dev is carved from the other folds by the dev:train ratio
     with_context: bool = False  # candidate text = sentence + its paragraph
     max_train_questions: int = 0  # 0 = all; > 0 keeps N (source) questions drawn with the seed (smoke runs)
 
     def validate(self) -> None:
+        if self.split_unit not in SPLIT_UNITS:
+            raise ConfigError(f"data.split_unit: {self.split_unit!r} is not a unit; valid: {', '.join(SPLIT_UNITS)}")
+        if self.split_unit != "article" and not self.allow_test_overlap:
+            what = "paragraph and article" if self.split_unit == "question" else "article"
+            raise ConfigError(
+                f"data.split_unit: {self.split_unit!r} lets a test question's {what} into training (its test set is "
+                "then not unseen); set data.allow_test_overlap: true as well to run it on purpose (every result "
+                "states the unit and the measured overlap), or keep split_unit: article"
+            )
         if len(self.split_fractions) != 3 or min(self.split_fractions) < 0 or abs(sum(self.split_fractions) - 1) > 1e-6:
             raise ConfigError(f"data.split_fractions: three fractions >= 0 summing to 1, got {self.split_fractions}")
         if (
@@ -79,7 +97,7 @@ class EncoderSection:
 
 
 # The English answer units of the XX->EN protocol (relkt.data.english_answer_units.UNITS; config imports no data code).
-XX_EN_UNITS = ("article", "paragraph", "sentence")
+XX_EN_UNITS = ("article", "paragraph", "sentence", "scored_article", "scored_paragraph")
 _UNIT = "|".join(XX_EN_UNITS)
 # The keys LareqaEvaluator.flat reports (a language code between the family and the metric, or none for the mean),
 # and XxEnUnitEvaluator.flat's xx_en_UNIT/... with eval.xx_en_units.

@@ -7,7 +7,7 @@ from relkt.data.qa_source import QaSource
 from relkt.data.records import Candidate, Question
 from relkt.data.sentence_splitter import split_sentences
 from relkt.data.sources import XQUAD_R_LANGS, resolve_data_dir
-from relkt.data.splits import SPLITS, article_split
+from relkt.data.splits import SPLIT_UNITS, SPLITS, article_split, split_overlap, unit_split
 from relkt.data.squad_reader import LanguageData, read_squad_file
 
 __all__ = [
@@ -18,9 +18,12 @@ __all__ = [
     "QaSource",
     "Question",
     "SPLITS",
+    "SPLIT_UNITS",
     "XQUAD_R_LANGS",
     "article_split",
     "read_squad_file",
     "resolve_data_dir",
+    "split_overlap",
     "split_sentences",
+    "unit_split",
 ]

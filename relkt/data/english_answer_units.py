@@ -11,7 +11,10 @@ from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.qa_source import QaSource
 from relkt.errors import ConfigError, DataError
 
-UNITS = ("article", "paragraph", "sentence")  # the paper's document first
+UNITS = ("article", "paragraph", "sentence", "scored_article", "scored_paragraph")  # the paper's document first
+# The reference code's pool (CL-ReLKT's evaluation script): the candidates are the scored questions' own documents,
+# each embedded whole, not every unit of the data set. `scored_UNIT` is UNIT restricted so.
+SCORED = "scored_"
 
 # mUSE has no position embeddings: its 512-piece default only caps training memory. Scoring reads whole texts, as
 # the TF Hub model does, so the paper's article unit is the whole article (XQuAD's longest: 1,852 pieces).
@@ -41,8 +44,8 @@ class EnglishAnswerUnits:
     @classmethod
     def from_pool(cls, english: LareqaPool, unit: str) -> EnglishAnswerUnits:
         """Units of an English pool (load it with `split="all"` for the paper's candidate pool)."""
-        if unit not in UNITS:
-            raise ConfigError(f"unknown XX->EN unit {unit!r}; valid: {', '.join(UNITS)}")
+        if unit not in UNITS or unit.startswith(SCORED):
+            raise ConfigError(f"unknown XX->EN unit {unit!r}; valid: {', '.join(UNITS[:3])}")
         others = sorted({c.lang for c in english.candidates} - {"en"})
         if others:
             raise DataError(f"English answer units need an English-only pool; it holds {', '.join(others)} candidates")
@@ -67,14 +70,41 @@ class EnglishAnswerUnits:
         gold_of = {q.qas_id: int(unit_of[g[0]]) for q, g in zip(english.questions, english.gold) if len(g)}
         return cls(unit=unit, texts=tuple(texts), names=tuple(index), gold_of=gold_of)
 
+    def restricted(self, qas_ids) -> EnglishAnswerUnits:
+        """The reference code's pool: only the units that answer one of `qas_ids` (the scored questions), in their
+        order here, as unit `scored_UNIT`."""
+        wanted = {self.gold_of[q] for q in qas_ids if q in self.gold_of}
+        kept = [i for i in range(len(self.texts)) if i in wanted]
+        new_index = {old: new for new, old in enumerate(kept)}
+        return EnglishAnswerUnits(
+            unit=SCORED + self.unit,
+            texts=tuple(self.texts[i] for i in kept),
+            names=tuple(self.names[i] for i in kept),
+            gold_of={q: new_index[g] for q, g in self.gold_of.items() if g in new_index},
+        )
+
     def gold(self, qas_ids) -> np.ndarray:
         """(n, 1) int64 gold unit per question, -1 where the qas_id has no English answer here."""
         return np.array([[self.gold_of.get(q, -1)] for q in qas_ids], dtype=np.int64).reshape(-1, 1)
 
 
-def english_units(source: QaSource, units: Sequence[str]) -> dict[str, EnglishAnswerUnits]:
-    """The XX->EN candidates: every English unit of the whole source scored (split `all`), whatever split is scored."""
+def english_units(
+    source: QaSource, units: Sequence[str], scored: Sequence[str] | None = None
+) -> dict[str, EnglishAnswerUnits]:
+    """The XX->EN candidates: every English unit of the whole source scored (split `all`), whatever split is scored;
+    a `scored_UNIT` keeps only the units answering the `scored` qas_ids (the reference code's pool; needs them)."""
     if not units:
         return {}
+    bad = [u for u in units if u not in UNITS]
+    if bad:
+        raise ConfigError(f"unknown XX->EN unit {bad[0]!r}; valid: {', '.join(UNITS)}")
     english = LareqaPool.from_source(source, langs=["en"], split="all")
-    return {unit: EnglishAnswerUnits.from_pool(english, unit) for unit in units}
+    out = {}
+    for unit in units:
+        whole = EnglishAnswerUnits.from_pool(english, unit.removeprefix(SCORED))
+        if unit.startswith(SCORED):
+            if scored is None:
+                raise ConfigError(f"XX->EN unit {unit}: the scored questions' documents need the scored questions")
+            whole = whole.restricted(scored)
+        out[unit] = whole
+    return out

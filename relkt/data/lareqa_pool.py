@@ -12,7 +12,7 @@ import numpy as np
 from relkt.data.qa_source import QaSource
 from relkt.data.records import Candidate, Question
 from relkt.data.sources import resolve_data_dir
-from relkt.data.splits import SPLITS, article_split
+from relkt.data.splits import SPLITS, SplitSide, unit_split
 from relkt.data.squad_reader import LanguageData
 from relkt.errors import ConfigError, DataError
 
@@ -44,30 +44,35 @@ class LareqaPool:
         folds: int = 0,
         fold: int = 0,
         format: str = "auto",
+        unit: str = "article",
     ) -> LareqaPool:
-        """Load a QA source (XQuAD-R by default; any format relkt.data.qa_source reads) and keep one article-level
-        split (of fold `fold` of `folds` when `folds` > 1: see `article_split`)."""
+        """Load a QA source (XQuAD-R by default; any format relkt.data.qa_source reads) and keep one split by `unit`
+        (article, context or question; of fold `fold` of `folds` when `folds` > 1: see `article_split`)."""
         source = QaSource.open(resolve_data_dir(data_dir), format)
-        return cls.from_source(source, langs, split, fractions=fractions, seed=seed, folds=folds, fold=fold)
+        return cls.from_source(source, langs, split, fractions=fractions, seed=seed, folds=folds, fold=fold, unit=unit)
 
     @classmethod
-    def from_source(cls, source: QaSource, langs: Sequence[str] | None = None, split: str = "all", **cut) -> LareqaPool:
+    def from_source(
+        cls, source: QaSource, langs: Sequence[str] | None = None, split: str = "all", unit: str = "article", **cut
+    ) -> LareqaPool:
         """`load` of an opened source; `cut`: `article_split`'s fractions, seed, folds and fold."""
         if split not in SPLITS:
             raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
         datas = source.read(langs)
-        split_articles = article_split([q.article for d in datas for q in d.questions], **cut)[split]
-        return cls.from_language_data(datas, split_articles)
+        side = unit_split([q for d in datas for q in d.questions], unit, **cut)[split]
+        return cls.from_language_data(datas, side)
 
     @classmethod
-    def from_language_data(cls, datas: Iterable[LanguageData], articles: set[str] | None = None) -> LareqaPool:
-        """Build the pool from parsed files, keeping only `articles` (all when None)."""
+    def from_language_data(cls, datas: Iterable[LanguageData], side: SplitSide | None = None) -> LareqaPool:
+        """Build the pool from parsed files, keeping the questions and candidates of one split `side` (all when
+        None)."""
         datas = list(datas)
-        keep = (lambda title: True) if articles is None else (lambda title: title in articles)
+        keep_q = (lambda q: True) if side is None else side.keeps_question
+        keep_c = (lambda c: True) if side is None else side.keeps_candidate
         candidates: list[Candidate] = []
         offsets = {}
         for d in datas:
-            kept = [i for i, c in enumerate(d.candidates) if keep(c.article)]
+            kept = [i for i, c in enumerate(d.candidates) if keep_c(c)]
             new_index = {old: len(candidates) + j for j, old in enumerate(kept)}
             offsets[d.lang] = new_index
             candidates.extend(d.candidates[i] for i in kept)
@@ -76,7 +81,7 @@ class LareqaPool:
             for qas_id, old in d.answer_sentence.items():
                 if old in offsets[d.lang]:
                     answers_by_qas.setdefault(qas_id, []).append(offsets[d.lang][old])
-        questions = [q for d in datas for q in d.questions if keep(q.article)]
+        questions = [q for d in datas for q in d.questions if keep_q(q)]
         gold = [np.array(sorted(answers_by_qas.get(q.qas_id, [])), dtype=np.int64) for q in questions]
         unmatched = sum(len(d.unmatched_answers) for d in datas)
         pool = cls(questions=questions, candidates=candidates, gold=gold, unmatched_answers=unmatched)

@@ -3,6 +3,7 @@ read off its config's `data` and `eval` sections, in one place."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -11,8 +12,11 @@ from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import pair_languages
 from relkt.data.qa_source import QaSource
 from relkt.data.sources import resolve_data_dir
+from relkt.data.splits import split_overlap, unit_split
 from relkt.data.unseen import check_unseen
 from relkt.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 
 def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
@@ -54,15 +58,53 @@ def load_split(data: Any, split: str, langs=None) -> LareqaPool:
             seed=data.split_seed,
             folds=data.folds,
             fold=data.fold,
+            unit=getattr(data, "split_unit", "article"),
         )
     tested, train = source.read(langs), train_source(data)
     check_unseen(train.read(), tested, str(train.path), str(source.path))
     return LareqaPool.from_language_data(tested)
 
 
+def measured_split(data: Any) -> dict[str, Any]:
+    """The split a run's `data` settings cut, as every result states it: the unit, and the share of test questions
+    whose context and whose article a training question shares (`relkt.data.splits.split_overlap`; 0 and 0 with a
+    separate test source, which `check_unseen` keeps apart)."""
+    unit = getattr(data, "split_unit", "article")
+    out: dict[str, Any] = {"unit": unit, "allow_test_overlap": bool(getattr(data, "allow_test_overlap", False))}
+    if test_source(data) is not None:
+        return out | {"test_source": data.test_dir, "overlap": {"context": 0.0, "article": 0.0}}
+    questions = [q for d in train_source(data).read() for q in d.questions]
+    sides = unit_split(
+        questions,
+        unit,
+        fractions=tuple(data.split_fractions),
+        seed=data.split_seed,
+        folds=data.folds,
+        fold=data.fold,
+    )
+    overlap = split_overlap(questions, sides["train"], sides["test"])
+    dev = split_overlap(questions, sides["train"], sides["dev"])
+    return out | {
+        "test_questions": overlap["test_questions"],
+        "overlap": {"context": overlap["context"], "article": overlap["article"]},
+        "dev_overlap": {"context": dev["context"], "article": dev["article"]},
+    }
+
+
 def check_test_source(data: Any) -> None:
     """A run with `data.test_dir` is refused at its start, not when it is scored, if the test source shares an
-    article, context or question id with the training source (relkt.data.unseen)."""
+    article, context or question id with the training source (relkt.data.unseen). A split that lets test questions'
+    contexts or articles train (data.split_unit, allowed by data.allow_test_overlap) is said, with its measure."""
+    if getattr(data, "split_unit", "article") != "article":
+        cut = measured_split(data)
+        if "test_questions" in cut:
+            log.warning(
+                "data.split_unit %s: %.1f%% of the test questions' contexts and %.1f%% of their articles are in "
+                "training (data.allow_test_overlap); its test scores are not of unseen text",
+                cut["unit"],
+                100 * cut["overlap"]["context"],
+                100 * cut["overlap"]["article"],
+            )
     test = test_source(data)
     if test is not None:
         train = train_source(data)

@@ -20,7 +20,7 @@ import numpy as np
 
 from relkt.config import StudentConfig
 from relkt.data.parallel import corpus_examples, held_out_rule, pair_files_read, student_examples
-from relkt.data.selection import load_split, student_pool
+from relkt.data.selection import load_split, measured_split, student_pool
 from relkt.encoders import build_encoder, weights_digest
 from relkt.encoders.language_rows import language_rows
 from relkt.encoders.projected_encoder import ProjectedEncoder
@@ -285,5 +285,6 @@ class StudentTrainer(Stage):
             "corpus_pairs": corpus,
             "teacher_unchanged": True,
             "teacher_digest": self.teacher_digest,
+            "split": measured_split(self.config.data),  # the unit, and what it let into training
             **extra,
         }

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from relkt.config import TeacherConfig
-from relkt.data.selection import teacher_pool
+from relkt.data.selection import measured_split, teacher_pool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
 from relkt.mining import TripletNegatives
@@ -122,4 +122,9 @@ class TeacherTrainer(Stage):
             self.triplets.shuffle_epoch(epoch)
 
     def summary(self) -> dict:
-        return {"stage": "teacher", "anchors": len(self.triplets), "mining": self.harness.state.extra.get("mining", [])}
+        return {
+            "stage": "teacher",
+            "anchors": len(self.triplets),
+            "mining": self.harness.state.extra.get("mining", []),
+            "split": measured_split(self.config.data),  # the unit, and what it let into training
+        }

@@ -91,7 +91,7 @@ def dev_evaluators(config: Any, encoder) -> list[Evaluator]:
     evaluators: list[Evaluator] = [
         EVALUATORS["lareqa"](pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
     ]
-    units = english_units(train_source(config.data), config.eval.xx_en_units)
+    units = english_units(train_source(config.data), config.eval.xx_en_units, scored=[q.qas_id for q in pool.questions])
     if units:
         unit_evaluator = EVALUATORS["xx_en_units"](pool.questions, units, batch_size=config.eval.batch_size)
         evaluators.append(ReadingWholeEvaluator(unit_evaluator, encoder, SCORING_MAX_LENGTH))
