@@ -146,7 +146,7 @@ def evaluate(args: argparse.Namespace) -> int:
         "scored_whole": within == "all",
         "split_unit": settings.split_unit,
         # the unit and the measured share of test questions whose context / article trains (relkt.data.splits)
-        "split_cut": measured_split(settings) if within != "all" else {"unit": "article", "overlap": None},
+        "split_cut": measured_split(settings, pool.langs) if within != "all" else {"unit": "article", "overlap": None},
         "split_fractions": list(settings.split_fractions),
         "split_seed": settings.split_seed,
         "folds": settings.folds,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from relkt.errors import WriteError
+from relkt.errors import NonFiniteError, WriteError
 
 
 def _file_mode() -> int:
@@ -108,8 +109,25 @@ def atomic_write_npz(path: str | Path, **arrays: np.ndarray) -> Path:
 
 
 def json_text(obj: Any) -> str:
-    """How relkt writes JSON results: indented, UTF-8 as is."""
-    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=True) + "\n"
+    """How relkt writes JSON results: indented, UTF-8 as is, and strict: a NaN or an infinity is a NonFiniteError
+    naming its key (strict parsers reject the bare `NaN` token; a number that cannot be scored is left out and named
+    by the code that scores it, never written)."""
+    where = _non_finite(obj, "")
+    if where is not None:
+        raise NonFiniteError(f"refusing to write a non-finite number at {where or 'the top level'} of a JSON result")
+    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _non_finite(obj: Any, at: str) -> str | None:
+    """The dotted key of the first NaN or infinity in `obj`, or None."""
+    if isinstance(obj, (float, np.floating)):
+        return at if not math.isfinite(obj) else None
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
+    for key, value in items:
+        found = _non_finite(value, f"{at}.{key}" if at else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def atomic_write_json(path: str | Path, obj: Any) -> Path:

@@ -9,6 +9,8 @@ import importlib
 import pkgutil
 from typing import Any
 
+from relkt.errors import ConfigError
+
 
 class Registry(dict):
     """`what` names the kind of entry in errors; `package` (dotted) holds the built-in entries, one module each."""
@@ -18,12 +20,15 @@ class Registry(dict):
         self.what, self.package, self._loaded = what, package, False
 
     def add(self, name: str, entry: Any, cls: type) -> None:
-        """`entry` under `name`; another class already under that name is an error (no entry shadows another), the
-        same class again (a module imported twice) replaces it."""
+        """`entry` under `name`, the name the entry declares; a name another class holds is refused in one line
+        (ConfigError), whoever registers it and whatever its class is called: no entry shadows another. The same
+        class again (its module imported twice, by the same dotted name) replaces it."""
         held = self.get(name)
-        held_cls = held if isinstance(held, type) else type(held)
-        if held is not None and held_cls.__qualname__ != cls.__qualname__:
-            raise ValueError(f"{self.what} {name!r} is registered twice ({held_cls.__qualname__}, {cls.__qualname__})")
+        if held is not None and _where(held if isinstance(held, type) else type(held)) != _where(cls):
+            raise ConfigError(
+                f"{self.what} {name!r} is taken by {_where(held if isinstance(held, type) else type(held))}; "
+                f"{_where(cls)} cannot register it too: give it another name"
+            )
         self[name] = entry
 
     def loaded(self) -> Registry:
@@ -34,3 +39,8 @@ class Registry(dict):
                 importlib.import_module(f"{self.package}.{module.name}")
             self._loaded = True
         return self
+
+
+def _where(cls: type) -> str:
+    """A class by module and name: two classes of one name in two modules are two entries."""
+    return f"{cls.__module__}.{cls.__qualname__}"

@@ -31,6 +31,7 @@ from relkt import evaluate
 from relkt.analysis import mcnemar
 from relkt.config import StudentConfig, TeacherConfig, load_config
 from relkt.config.student_groups import StudentGroup, group_of_language
+from relkt.data.parallel_corpus import pair_languages
 from relkt.data.selection import scored_source, train_source
 from relkt.errors import ConfigError, DataError
 from relkt.io import atomic_write_json, atomic_write_npz, atomic_write_text
@@ -253,12 +254,34 @@ def wall_seconds(out: Path) -> str:
 
 
 def check_groups(args: argparse.Namespace) -> None:
-    """Before any training: every language scored is in one student group (relkt.config.student_groups)."""
+    """Before any training, every group at once: each scored language is in a group, each group's languages are in
+    the data (the training source or a pair folder), and each group's student config loads with its `set` (an unknown
+    key or a bad value is refused here, not after the groups before it have trained)."""
     if not args.student_groups:
         return
-    data = load_config(TeacherConfig, args.teacher_config, args.set + args.teacher_set).data
-    scored = args.eval_langs.split(",") if args.eval_langs else scored_source(data, "test")[0].languages()
-    group_of_language(args.student_groups, scored, f"setup {args.setup}")
+    where = f"setup {args.setup}" if getattr(args, "setup", None) else "student_groups"
+    student = load_config(StudentConfig, args.student_config, args.set + args.student_set)
+    teacher_config = getattr(args, "teacher_config", None)
+    data = load_config(TeacherConfig, teacher_config, args.set + args.teacher_set).data if teacher_config else None
+    scored_data = data or student.data
+    scored = args.eval_langs.split(",") if args.eval_langs else scored_source(scored_data, "test")[0].languages()
+    group_of_language(args.student_groups, scored, where)
+    known = set(train_source(student.data).languages()) | {student.data.source_lang}
+    for folder in ([student.data.corpus_dir] if student.data.corpus_dir else []) + list(student.data.more_pairs):
+        known |= set(pair_languages(folder))
+    for group in args.student_groups:
+        unknown = [lang for lang in group.langs if lang not in known]
+        if unknown:
+            raise ConfigError(
+                f"{where}: student_groups.{group.name}: {', '.join(unknown)} has no data (the training source and "
+                f"pair folders hold {', '.join(sorted(known))})"
+            )
+    for name, argv in group_commands(args, [], Path(args.output)).items():
+        overrides = [argv[i + 1] for i in range(0, len(argv), 2) if argv[i] == "--set"]
+        try:
+            load_config(StudentConfig, args.student_config, args.set + args.student_set + overrides)
+        except ConfigError as e:
+            raise ConfigError(f"{where}: student_groups.{name}: {e}") from None
 
 
 def read_scores(path: Path) -> dict[str, np.ndarray]:

@@ -18,7 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from crossval import combine_groups, group_commands, paper_table, rebuild_spec, score, sets  # noqa: E402 (sibling)
+from crossval import (  # noqa: E402 (sibling)
+    check_groups,
+    combine_groups,
+    group_commands,
+    paper_table,
+    rebuild_spec,
+    score,
+    sets,
+)
 from setups import SETUPS_FILE, get_setup  # noqa: E402
 
 from relkt.config import StudentConfig, load_config  # noqa: E402
@@ -46,7 +54,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if not setup.student_groups:
         p.error(f"--setup {args.setup}: names no student_groups")
     args.student_config = str(setups_file.parent / setup.student)
-    args.student_groups, args.student_set = setup.student_groups, []
+    args.student_groups, args.student_set, args.teacher_config, args.teacher_set = setup.student_groups, [], None, []
     args.max_length = args.eval_langs = None  # relkt.evaluate's defaults, as crossval's score() reads them
     return args
 
@@ -59,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     student = ["--config", args.student_config, *sets(args.set), *(["--smoke"] if args.smoke else [])]
     try:
         kind = load_config(StudentConfig, args.student_config, args.set).teacher.spec.split(":", 1)[0]
+        check_groups(args)  # every group's languages and settings, before the first trains
         groups = group_commands(args, student, out)
         for argv_group in groups.values():
             if rc := train_student.main(argv_group):

@@ -11,13 +11,14 @@ from relkt.analysis.language_bias import (
     remove_one_target,
     top_k_language_distribution,
 )
-from relkt.analysis.significance import mcnemar, paired_bootstrap
+from relkt.analysis.significance import mcnemar, paired_bootstrap, proportion_difference
 
 __all__ = [
     "gap_to_english",
     "language_id_probe",
     "limit_to_one_target",
     "mcnemar",
+    "proportion_difference",
     "monolingual_pool",
     "paired_bootstrap",
     "pca_2d",

@@ -48,3 +48,25 @@ def mcnemar(a_correct: np.ndarray, b_correct: np.ndarray) -> dict:
         "p_value": float(stats.chi2.sf(stat, 1)),
         "method": "chi2",
     }
+
+
+def proportion_difference(hits_a: int, n_a: int, hits_b: int, n_b: int, z: float = 1.959964) -> dict:
+    """b - a between two independent proportions (two models on different questions, e.g. two splits of one data
+    set), with Newcombe's hybrid score interval (1998, method 10: from each proportion's Wilson interval), which
+    keeps its coverage near 0 and 1 where the plain normal interval does not."""
+    if not (0 < n_a and 0 < n_b and 0 <= hits_a <= n_a and 0 <= hits_b <= n_b):
+        raise ValueError(f"need 0 <= hits <= n and n > 0, got {hits_a}/{n_a}, {hits_b}/{n_b}")
+
+    def wilson(hits: int, n: int) -> tuple[float, float, float]:
+        p = hits / n
+        centre, half = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return p, (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+
+    pa, la, ua = wilson(hits_a, n_a)
+    pb, lb, ub = wilson(hits_b, n_b)
+    d = pb - pa
+    return {
+        "difference": d,
+        "low": float(d - np.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)),
+        "high": float(d + np.sqrt((ub - pb) ** 2 + (pa - la) ** 2)),
+    }

@@ -147,6 +147,11 @@ class DistillSection:
             )
         if not self.temperature > 0:
             raise ConfigError(f"distill.temperature must be > 0, got {self.temperature}")
+        if self.negatives == "bank" and not self.contrast:
+            raise ConfigError(
+                "distill.negatives: bank gives the ranking term its candidates, and distill.contrast is 0: there is "
+                "no ranking term, so it would change nothing; set distill.contrast > 0 (e.g. 0.1), or drop negatives"
+            )
         if self.batch_size < 1:
             raise ConfigError(f"distill.batch_size must be >= 1, got {self.batch_size}")
         if self.epochs < 1:

@@ -23,6 +23,7 @@ from pathlib import Path
 from relkt.data.records import Candidate, Question
 from relkt.data.sentence_splitter import split_sentences
 from relkt.data.squad_reader import LanguageData
+from relkt.data.text import normal_lang, normal_text
 from relkt.errors import DataError
 
 REQUIRED = ("id", "lang", "question", "answer", "context")
@@ -51,6 +52,7 @@ def _records(path: Path) -> list[tuple[int, dict]]:
                 raise DataError(f"{path}:{number}: missing field '{key}' (a record needs {', '.join(REQUIRED)})")
             if not isinstance(record[key], str) or not record[key].strip():
                 raise DataError(f"{path}:{number}.{key}: expected a non-empty string, got {record[key]!r}")
+        record["lang"] = normal_lang(record["lang"])  # `EN` beside `en` is one language, not a second one
         for key, kind in (("title", str), ("answer_start", int)):
             if key in record and not isinstance(record[key], kind):
                 raise DataError(f"{path}:{number}.{key}: expected {kind.__name__}, got {type(record[key]).__name__}")
@@ -133,7 +135,7 @@ def read_jsonl_file(path: str | Path) -> dict[str, LanguageData]:
                     Candidate(
                         cid=f"{lang}:{article}.{paragraph}.{k}",
                         lang=lang,
-                        sentence=context[s:e],
+                        sentence=normal_text(context[s:e]),
                         context=context,
                         article=article,
                         paragraph=paragraph,
@@ -146,7 +148,12 @@ def read_jsonl_file(path: str | Path) -> dict[str, LanguageData]:
         start = _answer_start(r, path, number)
         data.questions.append(
             Question(
-                qas_id=r["id"], lang=lang, text=r["question"], article=article, paragraph=paragraph, answer_start=start
+                qas_id=r["id"],
+                lang=lang,
+                text=normal_text(r["question"]),
+                article=article,
+                paragraph=paragraph,
+                answer_start=start,
             )
         )
         hit = next((k for k, (s, e) in enumerate(spans) if s <= start < e), None)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from relkt.data.text import normal_text
 from relkt.errors import DataError
 
 log = logging.getLogger("relkt.data")
@@ -150,18 +151,20 @@ def read_pairs(folder: str | Path, lang: str, max_bad_share: float = 0.01) -> Pa
 
 def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) -> ParallelCorpus:
     """Read a pair TSV: columns `source, en, xx` (or `id, split, xx, en`, as xor-questions/), named by its header.
-    A row with the wrong number of columns, an empty side or bytes that are not UTF-8 is skipped and reported (file
-    and line); more than `max_bad_share` of the rows bad is a DataError (the
-    file is probably not what it should be). Exact duplicate pairs are kept once."""
+        A row with the wrong number of columns, an empty side or bytes that are not UTF-8 is skipped and reported (file
+    and line); more than `max_bad_share` of the rows bad is a DataError (the file is probably not what it should be).
+    Every cell is read in relkt's normal form (relkt.data.text: NFC, whitespace collapsed); a pair equal to an earlier
+    one in it is kept once, and their number reported. A BOM before the header is read as none."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such parallel corpus file (expected {lang}.tsv with columns {', '.join(HEADER)})")
     corpus, seen, rows, width, names, at = ParallelCorpus(lang, path=str(path)), set(), 0, len(HEADER), HEADER, {}
     id_line: dict[str, tuple[int, str]] = {}
+    duplicates = 0  # pairs equal to an earlier one in the normal form (relkt.data.text): an NFD copy is no new pair
     with open(path, "rb") as f:
         for number, raw in enumerate(f, start=1):
             try:
-                line = raw.decode("utf-8").rstrip("\r\n")
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")  # a BOM is no column
             except UnicodeDecodeError as e:
                 corpus.bad_rows.append(f"{path}:{number}: not UTF-8 ({e.reason} at byte {e.start})")
                 rows += 1
@@ -183,7 +186,7 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
             if len(cells) != width:
                 corpus.bad_rows.append(f"{path}:{number}: {len(cells)} columns, expected {width} ({', '.join(names)})")
                 continue
-            cells = [c.strip() for c in cells]
+            cells = [normal_text(c) for c in cells]
             source, en, xx = cells[at.get("source", at.get("id"))], cells[at["en"]], cells[at["xx"]]
             if not en or not xx:
                 corpus.bad_rows.append(f"{path}:{number}: empty {'en' if not en else 'xx'} side")
@@ -200,6 +203,7 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
                     if text != xx:
                         raise DataError(f"{path}:{number}: id {x} repeats line {first}'s, for another question")
             if (en, xx) in seen:
+                duplicates += 1
                 continue
             seen.add((en, xx))
             corpus.en.append(en)
@@ -218,6 +222,12 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
         )
     for line in corpus.bad_rows:
         log.warning("skipped %s", line)
+    if duplicates:
+        log.warning(
+            "%s: %d pairs repeat an earlier pair (after Unicode NFC and whitespace normalisation) and are kept once",
+            path,
+            duplicates,
+        )
     if not corpus.en:
         raise DataError(f"{path}: no usable pairs")
     return corpus

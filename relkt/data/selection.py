@@ -65,15 +65,18 @@ def load_split(data: Any, split: str, langs=None) -> LareqaPool:
     return LareqaPool.from_language_data(tested)
 
 
-def measured_split(data: Any) -> dict[str, Any]:
+def measured_split(data: Any, langs=None) -> dict[str, Any]:
     """The split a run's `data` settings cut, as every result states it: the unit, and the share of test questions
-    whose context and whose article a training question shares (`relkt.data.splits.split_overlap`; 0 and 0 with a
-    separate test source, which `check_unseen` keeps apart)."""
+    whose context and whose article a training question shares (`relkt.data.splits.split_overlap`), measured on the
+    languages `langs` (None: all) that the run's pools are cut from; 0 and 0 by construction for an article split and
+    with a separate test source (`check_unseen` keeps it apart), where nothing is read."""
     unit = getattr(data, "split_unit", "article")
     out: dict[str, Any] = {"unit": unit, "allow_test_overlap": bool(getattr(data, "allow_test_overlap", False))}
     if test_source(data) is not None:
         return out | {"test_source": data.test_dir, "overlap": {"context": 0.0, "article": 0.0}}
-    questions = [q for d in train_source(data).read() for q in d.questions]
+    if unit == "article":
+        return out | {"overlap": {"context": 0.0, "article": 0.0}}
+    questions = [q for d in train_source(data).read(langs) for q in d.questions]
     sides = unit_split(
         questions,
         unit,
@@ -96,7 +99,7 @@ def check_test_source(data: Any) -> None:
     article, context or question id with the training source (relkt.data.unseen). A split that lets test questions'
     contexts or articles train (data.split_unit, allowed by data.allow_test_overlap) is said, with its measure."""
     if getattr(data, "split_unit", "article") != "article":
-        cut = measured_split(data)
+        cut = measured_split(data, pool_langs(data))
         if "test_questions" in cut:
             log.warning(
                 "data.split_unit %s: %.1f%% of the test questions' contexts and %.1f%% of their articles are in "
@@ -111,11 +114,16 @@ def check_test_source(data: Any) -> None:
         check_unseen(train.read(), test.read(), str(train.path), str(test.path))
 
 
+def pool_langs(data: Any) -> list[str] | None:
+    """The languages a stage's training pool is cut from: a teacher's train and answer languages, a student's all."""
+    return sorted(set(data.train_langs) | set(data.answer_langs)) if hasattr(data, "train_langs") else None
+
+
 def teacher_pool(data: Any, seed: int) -> LareqaPool:
     """The teacher's training pool: `data.train_langs` questions against `data.answer_langs` candidates of the
     train split (as passages with `answer_unit: passage`), `data.max_train_questions` of them if set."""
     check_test_source(data)
-    pool = load_split(data, "train", langs=sorted(set(data.train_langs) | set(data.answer_langs)))
+    pool = load_split(data, "train", langs=pool_langs(data))
     pool = pool.subset(question_langs=data.train_langs, candidate_langs=data.answer_langs)
     if data.answer_unit == "passage":
         pool = pool.to_passages()
@@ -141,6 +149,14 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
         raise ConfigError(
             f"data.source_lang: no {data.source_lang} data in the training source (it holds {', '.join(pool.langs)})"
         )
+    for key in ("romanize_langs", "translate_langs", "code_switch_langs", "corpus_langs"):
+        outside = [x for x in getattr(data, key) if x not in langs]
+        if outside:  # a code no student language has (a typo, `qq`) would be ignored
+            raise ConfigError(
+                f"data.{key}: {', '.join(outside)} is not a student language ({', '.join(langs)}"
+                f"{'' if data.student_langs else ': every language of the training source'}); add it to "
+                "data.student_langs or drop it"
+            )
     qa_langs = [x for x in langs if x in pool.langs] if data.parallel == "dataset" else list(langs)
     pairs_only = [x for x in langs if x not in qa_langs]
     if pairs_only:

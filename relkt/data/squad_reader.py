@@ -13,6 +13,7 @@ from pathlib import Path
 
 from relkt.data.records import Candidate, Question
 from relkt.data.sentence_splitter import split_sentences
+from relkt.data.text import normal_text
 from relkt.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -102,7 +103,7 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                     Candidate(
                         cid=f"{lang}:{a}.{p}.{k}",
                         lang=lang,
-                        sentence=text,
+                        sentence=normal_text(text),  # relkt.data.text; the context keeps its offsets as written
                         context=context,
                         article=title,
                         paragraph=p,
@@ -127,7 +128,9 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                     raise DataError(f"{path}: {where_q}.answers: no answer (id {qas_id})")
                 start = _get(answers[0], "answer_start", int, path, f"{where_q}.answers[0]")
                 out.questions.append(
-                    Question(qas_id=qas_id, lang=lang, text=text, article=title, paragraph=p, answer_start=start)
+                    Question(
+                        qas_id=qas_id, lang=lang, text=normal_text(text), article=title, paragraph=p, answer_start=start
+                    )
                 )
                 hit = next((k for k, (s, e) in enumerate(spans) if s <= start < e), None)
                 if hit is None:

@@ -4,6 +4,7 @@ training source (what a leak looks like in SQuAD-format data: the same article, 
 from __future__ import annotations
 
 from relkt.data.squad_reader import LanguageData
+from relkt.data.text import normal_text
 from relkt.errors import DataError
 
 
@@ -12,10 +13,10 @@ def _keys(datas: list[LanguageData]) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {"article": {}, "context": {}, "question id": {}}
     for d in datas:
         for c in d.candidates:
-            out["article"].setdefault(c.article, str(d.path))
-            out["context"].setdefault(c.context, str(d.path))
+            out["article"].setdefault(normal_text(c.article), str(d.path))
+            out["context"].setdefault(normal_text(c.context), str(d.path))  # a doubled space is the same context
         for q in d.questions:
-            out["article"].setdefault(q.article, str(d.path))
+            out["article"].setdefault(normal_text(q.article), str(d.path))
             out["question id"].setdefault(q.qas_id, str(d.path))
     return out
 

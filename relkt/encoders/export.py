@@ -81,7 +81,7 @@ def _write_export(encoder: SentenceEncoder, tmp: Path, training: dict[str, Any] 
     tokenizer = tokenizer_of(encoder)  # a live one, or the one of the export it was loaded from
     if tokenizer is not None and hasattr(tokenizer, "get_vocabulary"):
         metadata["tokenizer"] = write_tokenizer(tokenizer, tmp)  # lets audits and `bert:`/`muse:` read the export
-    (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+    (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False) + "\n")
     fsync_tree(tmp)
 
 
@@ -109,7 +109,7 @@ def link_export(source: str | Path, path: str | Path, training: dict[str, Any]) 
             "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         }
         tmp.mkdir(parents=True, exist_ok=True)
-        (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+        (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False) + "\n")
         fsync_tree(tmp)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -95,7 +95,14 @@ class HubEncoder(SentenceEncoder):
     @property
     def dim(self) -> int:
         if self._dim is None:
-            self._dim = int(self.metadata.get("dim") or self._loaded(tf.constant(["x"])).shape[-1])
+            # what the model gives, read once; a relkt.json that says otherwise is an edited or mismatched export
+            self._dim = int(self._loaded(tf.constant(["x"])).shape[-1])
+            said = self.metadata.get("dim")
+            if said is not None and said != self._dim:
+                raise EncoderError(
+                    f"{Path(self.handle) / 'relkt.json'}: dim: says {said!r}, but the SavedModel's embeddings have "
+                    f"{self._dim} dimensions; the export was edited or its files mixed: export it again"
+                )
         return self._dim
 
     def _preprocess(self, strings: tf.Tensor) -> tf.Tensor:

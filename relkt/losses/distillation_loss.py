@@ -148,6 +148,13 @@ class DistillationLoss(keras.losses.Loss):
         self.weights = {**PAPER_WEIGHTS, **{k: float(v) for k, v in (weights or {}).items()}}
         self.terms = tuple(LossTerm(**t) if isinstance(t, dict) else t for t in (TERMS if terms is None else terms))
         self.on = objective_terms(objective, self.terms)
+        read = {t.weight: t.name for t in self.terms}
+        unread = sorted(set(self.weights) - set(read) - set(PAPER_WEIGHTS))
+        if unread:  # a typo (`bata`) or a term that is not in the table would be ignored
+            raise ValueError(
+                f"distill.weights.{unread[0]}: no loss term reads this weight; the terms' weights are "
+                + ", ".join(f"{w} ({n})" for w, n in read.items())
+            )
         active = [t for t in self.terms if t.name in self.on]
         self.student_inputs, self.teacher_targets = student_inputs(active), teacher_targets(active)
         self.measured = tuple(

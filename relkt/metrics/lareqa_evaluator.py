@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import numpy as np
@@ -10,6 +11,8 @@ from relkt.data.lareqa_pool import LareqaPool
 from relkt.metrics.embedding_checks import check_embeddings
 from relkt.metrics.evaluator import TextEncoder, register_evaluator
 from relkt.metrics.ranking import gold_matrix, gold_ranks, per_question_metrics, summarize
+
+log = logging.getLogger(__name__)
 
 LAREQA_KEYS = ("mAP", "mAP@20", "P@1", "P@5", "P@10", "R@10", "hit@1", "hit@10", "MRR", "n_questions")
 
@@ -68,7 +71,8 @@ class LareqaEvaluator:
         self.per_question = {"lareqa": per_q}
         lareqa = summarize(per_q)
         lareqa["n_candidates"] = len(pool.candidates)
-        lareqa["per_language"] = {lang: summarize(per_q, q_langs == lang) for lang in sorted(set(q_langs))}
+        per_language = {lang: summarize(per_q, q_langs == lang) for lang in sorted(set(q_langs))}
+        lareqa["per_language"] = {lang: x for lang, x in per_language.items() if x["n_questions"]}
         results = {"lareqa": lareqa}
         en = np.flatnonzero(c_langs == "en")
         if self.xx_en and len(en):
@@ -79,12 +83,22 @@ class LareqaEvaluator:
             en_gold = np.sort(en_gold, axis=1)[:, ::-1][:, :1]  # the (single) English gold, or -1
             per_q_en = per_question_metrics(gold_ranks(question_emb, candidate_emb[en], en_gold), self.ks, ())
             self.per_question["xx_en"] = per_q_en
-            xx = {}
+            xx, unscored = {}, []
             for lang in sorted(set(q_langs)):
                 s = summarize(per_q_en, q_langs == lang)
+                if not s["n_questions"]:  # no question of it has an English answer: named, not a NaN in the means
+                    unscored.append(lang)
+                    continue
                 xx[lang] = {f"P@{k}": s[f"hit@{k}"] for k in self.ks}
                 xx[lang].update(MRR=s["MRR"], n_questions=s["n_questions"])
             results["xx_en"] = xx
+            if unscored:
+                results["unscored"] = {"xx_en": unscored}
+                log.warning(
+                    "XX->EN: %s left out: none of its questions has an English answer in the pool (its qas_ids "
+                    "have no English twin)",
+                    ", ".join(unscored),
+                )
         if self.bitext:
             bitext = self._bitext(question_emb)
             if bitext:

@@ -56,6 +56,8 @@ class XxEnUnitEvaluator:
             block = {}
             for lang in sorted(set(langs)):
                 s = summarize(per_q, langs == lang)
+                if not s["n_questions"]:  # no English answer unit for any of its questions: left out of the means
+                    continue
                 block[lang] = {f"P@{k}": s[f"hit@{k}"] for k in self.ks}
                 block[lang].update(MRR=s["MRR"], n_questions=s["n_questions"])
             results[unit] = block

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from relkt.config import TeacherConfig
-from relkt.data.selection import measured_split, teacher_pool
+from relkt.data.selection import measured_split, pool_langs, teacher_pool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
 from relkt.mining import TripletNegatives
@@ -126,5 +126,6 @@ class TeacherTrainer(Stage):
             "stage": "teacher",
             "anchors": len(self.triplets),
             "mining": self.harness.state.extra.get("mining", []),
-            "split": measured_split(self.config.data),  # the unit, and what it let into training
+            # the unit, and what it let into training, on the languages the pool is cut from
+            "split": measured_split(self.config.data, pool_langs(self.config.data)),
         }

@@ -19,7 +19,9 @@ class RunLog:
 
     def write_history(self, history: list[dict]) -> None:
         """metrics.jsonl, rewritten whole (a resumed run's file holds exactly its checkpoint's history)."""
-        atomic_write_text(self.write_dir / "metrics.jsonl", "".join(json.dumps(h) + "\n" for h in history))
+        atomic_write_text(
+            self.write_dir / "metrics.jsonl", "".join(json.dumps(h, allow_nan=False) + "\n" for h in history)
+        )
 
     def record(self, history: list[dict]) -> None:
         """After an evaluation: metrics.jsonl, and the newest record's finite numbers as TensorBoard scalars."""

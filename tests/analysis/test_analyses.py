@@ -157,3 +157,16 @@ def test_gap_to_english_by_hand():
     }
     with pytest.raises(ValueError, match="no English questions"):
         gap_to_english(lang[4:], qas_id[4:], hit[4:])
+
+
+def test_proportion_difference_matches_newcombes_worked_example():
+    """Newcombe (1998), Table II, example (a): 56/70 against 48/80, difference 0.2, hybrid score interval
+    0.0524 to 0.3339; and (d) 0/10 against 0/20: 0, -0.1611 to 0.2775."""
+    from relkt.analysis import proportion_difference
+
+    r = proportion_difference(48, 80, 56, 70)
+    assert r["difference"] == pytest.approx(0.2) and (round(r["low"], 4), round(r["high"], 4)) == (0.0524, 0.3339)
+    r = proportion_difference(0, 20, 0, 10)
+    assert (round(r["low"], 4), round(r["high"], 4)) == (-0.1611, 0.2775)
+    with pytest.raises(ValueError):
+        proportion_difference(3, 2, 1, 1)

@@ -13,7 +13,7 @@ from relkt.data.qa_format import QA_FORMATS, QaFormat, format_names, register_qa
 from relkt.data.qa_source import QaSource
 from relkt.data.records import Candidate, Question
 from relkt.data.squad_reader import LanguageData
-from relkt.errors import DataError
+from relkt.errors import ConfigError, DataError
 from tests.helpers.runs import tiny_config
 
 
@@ -88,7 +88,7 @@ def test_a_format_registered_outside_relkt_is_read_and_named(toy_format, synthet
     assert "toy" in format_names()
     with pytest.raises(DataError, match=r"{lang}\.qa\.tsv \(toy\)"):
         QaSource.open(tmp_path)  # nothing readable: the error lists what each format expects, the toy's too
-    with pytest.raises(ValueError, match="registered twice"):
+    with pytest.raises(ConfigError, match="is taken by"):
         register_qa_format(type("OtherToy", (ToyFormat,), {}))  # a second class under the name "toy"
 
 
@@ -109,3 +109,37 @@ def test_an_unknown_format_is_refused_before_training(synthetic_data, tmp_path, 
     assert train_teacher.main(["--config", str(cfg)]) == 2
     assert "data.format: unknown format 'toy'; valid: auto, jsonl, mlqa, squad" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_class_named_like_a_built_in_cannot_take_its_name():
+    """A user's class called JsonlFormat, declaring `jsonl`, once replaced the built-in silently (the table compared
+    class names): the name is taken by the built-in's module, and the newcomer is refused in one line."""
+    built_in = QA_FORMATS.loaded()["jsonl"]
+    impostor = type("JsonlFormat", (QaFormat,), {"name": "jsonl", "__module__": "my_formats"})
+    with pytest.raises(ConfigError, match=r"QA format 'jsonl' is taken by relkt\.data\.qa_formats\.jsonl\.JsonlFormat"):
+        register_qa_format(impostor)
+    assert QA_FORMATS["jsonl"] is built_in
+
+
+def test_a_module_of_the_formats_folder_taking_a_name_is_one_error_line(synthetic_data, tmp_path, capsys, monkeypatch):
+    """A file of the formats folder registering a taken name: the CLI says so in one line, exit 2 (it was a
+    ValueError traceback). The folder here is a package made by the test, read as the table's built-ins are."""
+    QA_FORMATS.loaded()
+    package = tmp_path / "clashing_formats"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "second_squad.py").write_text(
+        "from relkt.data.qa_format import QaFormat, register_qa_format\n\n\n"
+        "@register_qa_format\nclass SquadFormat(QaFormat):\n    name = 'squad'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(QA_FORMATS, "package", "clashing_formats")
+    monkeypatch.setattr(QA_FORMATS, "_loaded", False)
+    cfg = tiny_config(tmp_path, synthetic_data)
+    assert train_teacher.main(["--config", str(cfg)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        "error: QA format 'squad' is taken by relkt.data.qa_formats.squad.SquadFormat; "
+        "clashing_formats.second_squad.SquadFormat cannot register it too: give it another name"
+    )
+    assert "Traceback" not in "\n".join(err)

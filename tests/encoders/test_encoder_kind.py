@@ -12,7 +12,7 @@ from relkt import train_teacher
 from relkt.encoders import ENCODER_KINDS, EncoderKind, build_encoder, register_encoder_kind
 from relkt.encoders.encoder_kind import spec_usages
 from relkt.encoders.ngram_encoder import NgramEncoder
-from relkt.errors import EncoderError
+from relkt.errors import ConfigError, EncoderError
 from tests.helpers.runs import tiny_config
 
 
@@ -54,7 +54,7 @@ def test_a_kind_registered_outside_relkt_builds_from_its_spec(small_ngram):
         build_encoder("small-ngram")  # its argument is required
     with pytest.raises(EncoderError, match="unknown encoder spec 'ngram:3'"):
         build_encoder("ngram:3")  # a kind without an argument takes none
-    with pytest.raises(ValueError, match="registered twice"):
+    with pytest.raises(ConfigError, match="is taken by"):
         register_encoder_kind(type("OtherKind", (SmallNgramKind,), {}))
 
 
