@@ -13,8 +13,8 @@ from typing import Any
 
 from relkt import quiet_tensorflow
 from relkt.cli_types import split_fractions
-from relkt.config import PoolSection, load_config, read_config_file
-from relkt.config.config_io import config_yaml, with_overrides
+from relkt.config import PoolSection, read_config_file
+from relkt.config.config_io import config_yaml, run_config
 from relkt.config.reference import help_text
 from relkt.data.english_answer_units import UNITS
 from relkt.data.qa_format import check_format_name, format_names
@@ -239,9 +239,7 @@ def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, tr
     args = p.parse_args(argv)
 
     def body() -> int:
-        # --smoke shrinks the run first; an explicit --set then wins over what it shrank.
-        config = load_config(config_cls, args.config, ["smoke=true"] if args.smoke else [])
-        config = with_overrides(config.apply_smoke(), args.set)
+        config = run_config(config_cls, args.config, args.set, args.smoke)
         check_formats(config.data)
         if args.print_config:
             print(config_yaml(config), end="")

@@ -7,29 +7,17 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
-import time
 from collections.abc import Sequence
-from pathlib import Path
 
-import numpy as np
-
-from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
+from relkt.cli import add_pool_arguments, pool_settings, run_cli, xx_en_units
 from relkt.cli_types import positive_int, writable_file
-from relkt.config.config_io import read_config_file
 from relkt.config.student_config import StudentDataSection
-from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
-from relkt.data.parallel_corpus import pair_languages, read_pairs
-from relkt.data.selection import measured_split, scored_source
-from relkt.errors import ConfigError
-from relkt.io import atomic_files, json_text
-from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
-from relkt.metrics.lareqa_evaluator import LareqaEvaluator
-from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
+from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS
 from relkt.reports.tables import evaluation_table
+from relkt.scoring import best_export, per_question_path, score, write_evaluation
 
-log = logging.getLogger("relkt.evaluate")
+__all__ = ["best_export", "main", "per_question_path", "score"]  # the library half lives in relkt.scoring
 
 SPECS = (
     "ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT_DIR | hub:HANDLE_OR_DIR"
@@ -93,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None):
     p = build_parser()
     args = p.parse_args(argv)
     if args.encoder is None and args.config is None:
@@ -102,142 +90,32 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: evaluate(parse_args(argv)), interrupted="interrupted; nothing was written")
+    return run_cli(lambda: run(parse_args(argv)), interrupted="interrupted; nothing was written")
 
 
-def evaluate(args: argparse.Namespace) -> int:
-    from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow); --help answers without it
-
-    spec = args.encoder or best_export(args.config)
+def run(args) -> int:
+    """The flags as `relkt.scoring.score`'s arguments: the pool settings (flags, else the --config run's), the
+    encoder (else the run's best export); the table printed, the results written where --output says."""
     settings = pool_settings(args)  # read once: flags, else the --config run's, else the defaults
-    pool = load_pool(args, settings)
-    log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
-    source, within = scored_source(settings, args.split)
-    units = english_units(source, args.xx_en_unit, scored=[q.qas_id for q in pool.questions])
-    kind = spec.split(":", 1)[0]
-    max_length = args.max_length or (SCORING_MAX_LENGTH if kind == "muse" else None)
-    options = {} if max_length is None else {"max_length": max_length}
-    if options and kind in ("hub", "muse-hub", "muse-large-hub"):
-        raise ConfigError(
-            f"--max-length: {spec} is a hub export, whose tokenizer length was fixed when it was exported; "
-            "rebuild it as muse:DIR or bert:DIR to choose one"
-        )
-    if options and kind not in ("muse", "bert", "minilm"):
-        raise ConfigError(f"--max-length: {spec} takes no max_length (muse, bert: and minilm do)")
-    encoder = build_encoder(spec, trainable=False, **options)
-    warn_cut_units(encoder, units)
-    evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)
-    unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=args.batch_size)
-    quiet = QuietEncoder(encoder) if args.no_progress else encoder
-    t0 = time.perf_counter()
-    q, c = evaluator.encode(quiet)
-    u = unit_evaluator.encode_units(quiet)
-    t1 = time.perf_counter()
-    results = evaluator.compute(q, c)
-    results.update({f"xx_en_{unit}": block for unit, block in unit_evaluator.compute(q, u).items()})
-    if args.corpus_dir:
-        results["corpus"] = corpus_bitext(args.corpus_dir, args.corpus_dev_pairs, pool.langs, quiet, args.batch_size)
-    t2 = time.perf_counter()
-    results["setup"] = {
-        "encoder": spec,
-        "source": str(source.path),
-        "format": source.format,
-        "split": args.split,
-        "scored_whole": within == "all",
-        "split_unit": settings.split_unit,
-        # the unit and the measured share of test questions whose context / article trains (relkt.data.splits)
-        "split_cut": measured_split(settings, pool.langs) if within != "all" else {"unit": "article", "overlap": None},
-        "split_fractions": list(settings.split_fractions),
-        "split_seed": settings.split_seed,
-        "folds": settings.folds,
-        "fold": settings.fold,
-        "langs": pool.langs,
-        "with_context": settings.with_context,
-        "config": args.config,
-        "max_length": getattr(encoder, "max_length", None),
-        "xx_en_units": {unit: len(x.texts) for unit, x in units.items()},
-        "corpus_dir": args.corpus_dir,
-        "corpus_dev_pairs": args.corpus_dev_pairs if args.corpus_dir else None,
-        "encode_seconds": round(t1 - t0, 2),
-        "score_seconds": round(t2 - t1, 2),
-    }
-    print(evaluation_table(results))
-    if args.output:  # one unit: the per-question scores and the JSON are both written, or neither
-        npz = per_question_path(args.output)
-        with atomic_files([npz, args.output]) as (per_question_file, json_file):
-            np.savez(per_question_file, **per_question_arrays(evaluator, unit_evaluator))
-            json_file.write(json_text(results).encode("utf-8"))
-        print(f"wrote {args.output} and {npz}")
+    langs = [x.strip() for x in args.langs.split(",") if x.strip()] if args.langs else None
+    result = score(
+        args.encoder or best_export(args.config),
+        settings,
+        split=args.split,
+        langs=langs,
+        xx_en_units=args.xx_en_unit,
+        max_length=args.max_length,
+        corpus_dir=args.corpus_dir,
+        corpus_dev_pairs=args.corpus_dev_pairs,
+        batch_size=args.batch_size,
+        progress=not args.no_progress,
+    )
+    result.results["setup"]["config"] = args.config
+    print(evaluation_table(result.results))
+    if args.output:
+        write_evaluation(result, args.output)
+        print(f"wrote {args.output} and {per_question_path(args.output)}")
     return 0
-
-
-def best_export(config: str) -> str:
-    """A run's best model as an encoder spec: `muse:RUN/best` for a muse run (read whole, as XX->EN articles need:
-    the hub export keeps its 512-piece training length), else `hub:RUN/best`."""
-    run = read_config_file(config)
-
-    def section(name):
-        return run.get(name) if isinstance(run.get(name), dict) else {}
-
-    spec = section("encoder").get("spec") or section("student").get("spec") or section("teacher").get("spec") or ""
-    kind = "muse" if str(spec).split(":", 1)[0] == "muse" else "hub"
-    return f"{kind}:{Path(config).parent / 'best'}"
-
-
-def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:
-    """Log how many unit texts the encoder's max_length cuts (a cut article is scored on its first paragraphs):
-    a BERT reads at most 512 positions, and a hub export keeps the length it was exported with."""
-    from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: TensorFlow
-
-    max_length, tokenizer = max_length_of(encoder), tokenizer_of(encoder)
-    if max_length is None or tokenizer is None:
-        return
-    for unit, u in units.items():
-        cut = round(audit_tokenizer(tokenizer, list(u.texts), max_length=max_length)["texts_cut"] * len(u.texts))
-        if cut:
-            log.warning(
-                "XX->EN %s unit: %d of %d English %ss are longer than max_length %d and are cut (a muse "
-                "export scores them whole as muse:DIR; a BERT cannot)",
-                unit,
-                cut,
-                len(u.texts),
-                unit,
-                max_length,
-            )
-
-
-def corpus_bitext(folder: str, dev_pairs: int, langs: Sequence[str], encoder, batch_size: int) -> dict:
-    """{lang: {"P@1", "n_pairs"}} on each pool language's held-out corpus slice (languages without a file: skipped)."""
-    have = pair_languages(folder)
-    dev = {lang: read_pairs(folder, lang).split(dev_pairs)[1] for lang in langs if lang != "en" and lang in have}
-    if not dev:
-        raise ConfigError(f"--corpus-dir {folder}: no {{lang}}.tsv for any of {', '.join(langs)}")
-    flat = CorpusBitextEvaluator(dev, batch_size)(encoder)
-    return {lang: {"P@1": flat[f"corpus/{lang}/P@1"], "n_pairs": len(dev[lang])} for lang in sorted(dev)}
-
-
-def per_question_path(output: str | Path) -> Path:
-    """Where `--output` results keep their per-question scores: `x.json` -> `x.per_question.npz`."""
-    output = Path(output)
-    return output.with_name(output.stem + ".per_question.npz")
-
-
-def per_question_arrays(evaluator, unit_evaluator=None) -> dict[str, np.ndarray]:
-    """Per-question LAReQA AP, XX->EN (per unit) and bitext hit@1 with each question's qas_id and language, so two
-    runs over the same split can be compared question by question without encoding again."""
-    pool, per_q = evaluator.pool, evaluator.per_question
-    arrays = {
-        "qas_id": np.array([q.qas_id for q in pool.questions]),
-        "lang": np.asarray(pool.question_langs, dtype=str),
-        "AP": per_q["lareqa"]["AP"],
-    }
-    if "xx_en" in per_q:
-        arrays["xx_en_hit1"] = per_q["xx_en"]["hit@1"]
-    if "bitext" in per_q:
-        arrays["bitext_hit1"] = per_q["bitext"]["hit@1"]  # NaN for English and questions with no English twin
-    for unit, hit in (unit_evaluator.per_question if unit_evaluator else {}).items():
-        arrays[f"xx_en_{unit}_hit1"] = hit
-    return arrays
 
 
 if __name__ == "__main__":

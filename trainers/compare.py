@@ -1,5 +1,5 @@
 """Print results.json files from relkt.evaluate side by side (LAReQA mAP and XX->EN P@1 per language), and
-whether each run's differences from the one before it are significant.
+whether each run's differences from the one before it are significant (relkt.recipes.comparison).
 
     python trainers/compare.py runs/x/zero_shot_test.json runs/x/teacher/test.json runs/x/student/test.json
 
@@ -14,20 +14,17 @@ what stage 2's question term, S(q_x) -> T(q_en), could reach at most with that m
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
-from relkt.analysis import gap_to_english, mcnemar, paired_bootstrap
-from relkt.evaluate import per_question_path
+from relkt.errors import DataError
 from relkt.io import atomic_write_text
+from relkt.recipes.comparison import UNITS, comparison
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None):
     p = argparse.ArgumentParser(prog="python trainers/compare.py", description=__doc__.split("\n")[0])
     p.add_argument("results", nargs="+", help="results JSON files written by relkt.evaluate --output")
     p.add_argument(
@@ -40,7 +37,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: 0)")
     p.add_argument(
         "--xx-en-unit",
-        choices=("pool", "article", "paragraph", "sentence", "scored_article", "scored_paragraph"),
+        choices=UNITS,
         default="pool",
         help="which XX->EN to show and test: pool = the scored split's English sentences (relkt's dev metric), "
         "article/paragraph/sentence = CL-ReLKT's protocol over every English unit of the data set "
@@ -62,194 +59,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def name_of(path: Path) -> str:
-    """runs/x/student/test.json -> student; runs/x/student/test_last.json -> student:last; other files: their stem."""
-    if path.name == "test.json":
-        return path.parent.name
-    return f"{path.parent.name}:{path.stem[5:]}" if path.stem.startswith("test_") else path.stem
-
-
-def split_lines(names: list[str], results: list[dict]) -> list[str]:
-    """What each result's split let into training (`setup.split_cut`, relkt.evaluate's measure); nothing when every
-    result was cut by article, or scored on a source apart."""
-    lines = []
-    for name, result in zip(names, results):
-        cut = result.get("setup", {}).get("split_cut") or {}
-        overlap = cut.get("overlap")
-        if cut.get("unit", "article") != "article" and overlap:
-            lines.append(
-                f"- `{name}`: split by {cut['unit']}: {100 * overlap['context']:.1f}% of its test questions' contexts "
-                f"and {100 * overlap['article']:.1f}% of their articles are in training (not unseen text)"
-            )
-    return ["", "Split:", *lines] if lines else []
-
-
-def xx_en_key(unit: str) -> str:
-    """The results/per-question key of an XX->EN variant: `xx_en` (the split's pool) or `xx_en_article` ..."""
-    return "xx_en" if unit == "pool" else f"xx_en_{unit}"
-
-
-def side_by_side(names: list[str], results: list[dict], unit: str = "pool") -> list[str]:
-    langs = sorted(results[0]["lareqa"]["per_language"])
-    key, label = xx_en_key(unit), "XX->EN P@1" if unit == "pool" else f"XX->EN {unit} P@1"
-    lines = [
-        "| lang | " + " | ".join(f"{n} mAP" for n in names) + " | " + " | ".join(f"{n} {label}" for n in names) + " |",
-        "|---" * (1 + 2 * len(names)) + "|",
-    ]
-    for lang in langs:
-        maps = [f"{100 * r['lareqa']['per_language'][lang]['mAP']:.2f}" for r in results]
-        p1 = [f"{100 * r[key][lang]['P@1']:.2f}" if lang in r.get(key, {}) else "-" for r in results]
-        lines.append(f"| {lang} | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
-    maps = [f"**{100 * r['lareqa']['mAP']:.2f}**" for r in results]
-    p1 = [f"{100 * np.mean([v['P@1'] for v in r[key].values()]):.2f} (mean)" if r.get(key) else "-" for r in results]
-    lines.append("| all | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
-    if all(r.get("bitext") for r in results):  # translation retrieval: files written before it lack it
-        lines += [
-            "",
-            "| lang | "
-            + " | ".join(f"{n} Q>Qen P@1" for n in names)
-            + " | "
-            + " | ".join(f"{n} cos" for n in names)
-            + " |",
-            "|---" * (1 + 2 * len(names)) + "|",
-        ]
-        for lang in sorted(results[0]["bitext"]):
-            p1 = [f"{100 * r['bitext'][lang]['P@1']:.2f}" if lang in r["bitext"] else "-" for r in results]
-            cos = [f"{r['bitext'][lang]['cos']:.3f}" if lang in r["bitext"] else "-" for r in results]
-            lines.append(f"| {lang} | " + " | ".join(p1) + " | " + " | ".join(cos) + " |")
-    return lines
-
-
-def load_per_question(path: Path) -> dict[str, np.ndarray]:
-    npz = per_question_path(path)
-    if not npz.exists():
-        raise FileNotFoundError(
-            f"{npz}: no per-question scores beside {path}; re-run relkt.evaluate with --output {path}"
-        )
-    with np.load(npz) as z:
-        return {k: z[k] for k in z.files}
-
-
-def align(a: dict, b: dict, a_path: Path, b_path: Path) -> tuple[dict, dict]:
-    """The two runs' per-question arrays restricted to their common (qas_id, lang) questions, same order."""
-    key_a = np.char.add(np.char.add(a["qas_id"].astype(str), "\x00"), a["lang"].astype(str))
-    key_b = np.char.add(np.char.add(b["qas_id"].astype(str), "\x00"), b["lang"].astype(str))
-    common, ia, ib = np.intersect1d(key_a, key_b, return_indices=True)
-    if not len(common):
-        raise ValueError(f"{a_path} and {b_path} share no question: were they scored on the same split?")
-    return {k: v[ia] for k, v in a.items()}, {k: v[ib] for k, v in b.items()}
-
-
-def significance_rows(a: dict, b: dict, n_boot: int, seed: int, unit: str = "pool") -> list[dict]:
-    """Per language and overall: mAP delta (b - a) with its paired-bootstrap CI, and McNemar on XX->EN P@1."""
-    hits = f"{xx_en_key(unit)}_hit1"
-
-    rows = []
-    for lang in sorted(set(a["lang"].tolist())) + ["all"]:
-        m = np.ones(len(a["lang"]), bool) if lang == "all" else a["lang"] == lang
-        ok = m & np.isfinite(a["AP"]) & np.isfinite(b["AP"])
-        row = {"lang": lang, "mAP": paired_bootstrap(a["AP"][ok], b["AP"][ok], n_boot, seed=seed)}
-        if hits in a and hits in b:
-            sel = m & (a["lang"] != "en") if lang == "all" else m  # "all": the non-English question languages
-            row["xx_en_P@1"] = mcnemar(a[hits][sel] > 0, b[hits][sel] > 0)
-        if "bitext_hit1" in a and "bitext_hit1" in b:
-            sel = m & np.isfinite(a["bitext_hit1"]) & np.isfinite(b["bitext_hit1"])
-            if sel.any():
-                row["bitext_P@1"] = mcnemar(a["bitext_hit1"][sel] > 0, b["bitext_hit1"][sel] > 0)
-        rows.append(row)
-    return rows
-
-
-def significance_lines(a_name: str, b_name: str, rows: list[dict], unit: str = "pool") -> list[str]:
-    with_bitext = any("bitext_P@1" in r for r in rows)
-    label = "XX->EN" if unit == "pool" else f"XX->EN ({unit})"
-    lines = [
-        f"{b_name} vs {a_name}: mAP difference (points, 95% paired-bootstrap CI) and {label} P@1 McNemar "
-        f"(questions only {a_name} / only {b_name} got right, p)"
-        + (", the same for Q>Qen (bitext) P@1" if with_bitext else "")
-        + "; * = significant at 0.05",
-        "| lang | mAP delta | 95% CI | XX->EN P@1 only a / only b | McNemar p |"
-        + (" Q>Qen P@1 only a / only b | McNemar p |" if with_bitext else ""),
-        "|---|---|---|---|---|" + ("---|---|" if with_bitext else ""),
-    ]
-
-    def mcnemar_cells(x: dict | None) -> str:
-        if not x:
-            return " - | - |"
-        return f" {x['only_a']} / {x['only_b']} | {x['p_value']:.3f}{'*' if x['p_value'] < 0.05 else ''} |"
-
-    for r in rows:
-        m = r["mAP"]
-        ci = f"[{100 * m['low']:+.2f}, {100 * m['high']:+.2f}]"
-        delta = f"{100 * m['delta']:+.2f}{'*' if m['significant'] else ''}"
-        lang = "all (XX->EN: non-English)" if r["lang"] == "all" else r["lang"]
-        line = f"| {lang} | {delta} | {ci} |" + mcnemar_cells(r.get("xx_en_P@1"))
-        lines.append(line + (mcnemar_cells(r.get("bitext_P@1")) if with_bitext else ""))
-    return lines
-
-
-def english_gap_lines(name: str, per_question: dict, unit: str = "pool") -> list[str]:
-    """One run's XX->EN P@1 per language beside that of the same questions asked in English (`gap_to_english`)."""
-    label, key = "XX->EN" if unit == "pool" else f"XX->EN ({unit})", f"{xx_en_key(unit)}_hit1"
-    if key not in per_question:
-        raise ValueError(f"its per-question scores have no {key} (score it with relkt.evaluate --xx-en-unit {unit})")
-    rows = gap_to_english(per_question["lang"], per_question["qas_id"], per_question[key])
-    lines = [
-        f"{name}: {label} P@1 of each language beside its questions' English originals, same model (questions "
-        "only English / only X got right, McNemar p); * = significant at 0.05",
-        "| lang | P@1 | English originals' P@1 | gap (points) | only English / only X | McNemar p | questions |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for lang, r in rows.items():
-        lines.append(
-            f"| {lang} | {100 * r['P@1']:.2f} | {100 * r['english_P@1']:.2f} | {100 * r['gap']:+.2f} | "
-            f"{r['only_english']} / {r['only_x']} | {r['p_value']:.3f}{'*' if r['p_value'] < 0.05 else ''} | "
-            f"{r['n_questions']} |"
-        )
-    return lines
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     paths = [Path(p) for p in args.results]
-    results = []
-    for path in paths:
-        try:
-            results.append(json.loads(path.read_text()))
-        except FileNotFoundError:
-            print(
-                f"error: {path}: no such results file (write it with python -m relkt.evaluate --output {path})",
-                file=sys.stderr,
-            )
-            return 2
-        except json.JSONDecodeError as e:
-            print(f"error: {path}: not a results JSON ({e})", file=sys.stderr)
-            return 2
-    names = [name_of(p) for p in paths]
-    lines = [
-        "# " + " vs ".join(names),
-        "",
-        "Test scores in %; " + ", ".join(f"`{n}`: `{p}`" for n, p in zip(names, paths)) + ".",
-        *split_lines(names, results),
-        "",
-        *side_by_side(names, results, args.xx_en_unit),
-    ]
-    for i in range(1, len(paths)):
-        j = 0 if args.against == "first" else i - 1
-        try:
-            a, b = align(load_per_question(paths[j]), load_per_question(paths[i]), paths[j], paths[i])
-        except (FileNotFoundError, ValueError) as e:
-            lines += ["", f"(no significance for {names[i]} vs {names[j]}: {e})"]
-            continue
-        rows = significance_rows(a, b, args.bootstrap, args.seed, args.xx_en_unit)
-        lines += ["", *significance_lines(names[j], names[i], rows, args.xx_en_unit)]
-    if args.english_gap:
-        for name, path in zip(names, paths):
-            try:
-                lines += ["", *english_gap_lines(name, load_per_question(path), args.xx_en_unit)]
-            except (FileNotFoundError, ValueError) as e:
-                lines += ["", f"(no gap to English for {name}: {e})"]
-    text = "\n".join(lines) + "\n"
+    try:
+        text = comparison(paths, args.against, args.xx_en_unit, args.bootstrap, args.seed, args.english_gap)
+    except DataError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print(text, end="")
     output = (
         Path(args.output)

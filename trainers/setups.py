@@ -10,87 +10,27 @@ never reads YAML itself.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import yaml
-
 from relkt.config import StudentConfig, TeacherConfig, load_config
-from relkt.config.student_groups import StudentGroup, read_student_groups
 from relkt.errors import ConfigError
+from relkt.recipes import setups as _setups
+from relkt.recipes.setups import RECIPES, Setup  # noqa: F401 (this script's readers import them from here)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUPS_FILE = ROOT / "configs" / "setups.yaml"
-RECIPES = ("pipeline", "crossval", "script")
-
-
-@dataclasses.dataclass(frozen=True)
-class Setup:
-    """One reproducible experiment: which recipe runs which configs."""
-
-    name: str
-    about: str
-    recipe: str
-    teacher: str = ""  # stage-1 config, relative to configs/
-    student: str = ""  # stage-2 config
-    zero_shot: str = ""  # pipeline: the encoder spec scored before training
-    folds: int = 0  # crossval: article folds
-    more_students: tuple[str, ...] = ()  # further students of the same teacher
-    grow_students: tuple[str, ...] = ()  # pipeline: students trained on to 4 epochs in a copy
-    interpolate: bool = False  # pipeline: also score each student mixed with its teacher (relkt.interpolate)
-    expected: str = ""  # pipeline: ranges the scores are checked against (trainers/check_expected.py)
-    script: str = ""  # script: the recipe that runs it
-    # crossval: one student per group of languages from each fold's teacher, each language scored by its group's
-    # (relkt.config.student_groups); () = one student for every language
-    student_groups: tuple[StudentGroup, ...] = ()
-    # crossval: KEY=VALUE overrides for both stages, before the command line's --set (e.g. data.split_unit=question)
-    set: tuple[str, ...] = ()
-
-    def configs(self) -> list[str]:
-        return [c for c in dict.fromkeys((self.teacher, self.student, *self.more_students, *self.grow_students)) if c]
 
 
 def load_setups(path: Path = SETUPS_FILE) -> dict[str, Setup]:
-    """Every setup in `path`, checked: known keys, a known recipe, what that recipe needs, configs that exist."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"{path}: cannot read the setups ({e})") from None
-    fields = {f.name for f in dataclasses.fields(Setup)} - {"name"}
-    setups = {}
-    for name, entry in raw.items():
-        where = f"{path}: setup {name}"
-        if not isinstance(entry, dict):
-            raise ConfigError(f"{where}: expected a mapping of {', '.join(sorted(fields))}")
-        unknown = sorted(set(entry) - fields)
-        if unknown:
-            raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(fields))}")
-        entry = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
-        entry["student_groups"] = read_student_groups(entry.get("student_groups"), where)
-        setup = Setup(name=name, **{"about": "", "recipe": "", **entry})
-        needs = {"pipeline": ("teacher", "student"), "crossval": ("teacher", "student", "folds"), "script": ("script",)}
-        if setup.recipe not in RECIPES:
-            raise ConfigError(f"{where}: recipe {setup.recipe!r} is not valid; valid: {', '.join(RECIPES)}")
-        missing = [k for k in needs[setup.recipe] if not getattr(setup, k)]
-        if missing:
-            raise ConfigError(f"{where}: a {setup.recipe} setup needs {', '.join(missing)}")
-        for config in setup.configs():
-            if not (path.parent / config).is_file():
-                raise ConfigError(f"{where}: config {config} not found in {path.parent}")
-        if setup.script and not (ROOT / setup.script).is_file():
-            raise ConfigError(f"{where}: script {setup.script} not found")
-        setups[name] = setup
-    return setups
+    """Every setup of the checkout's setups file (relkt.recipes.setups.load_setups; scripts under the checkout)."""
+    return _setups.load_setups(path, ROOT)
 
 
 def get_setup(name: str, path: Path = SETUPS_FILE) -> Setup:
-    setups = load_setups(path)
-    if name not in setups:
-        raise ConfigError(f"unknown setup {name!r}; valid: {', '.join(setups)} (python trainers/setups.py --list)")
-    return setups[name]
+    return _setups.get_setup(name, path, ROOT)
 
 
 def listing(setups: dict[str, Setup]) -> str:

@@ -7,6 +7,7 @@ from relkt.config.config_io import (
     load_config,
     merge_config,
     read_config_file,
+    run_config,
     save_config,
     to_dict,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "load_config",
     "merge_config",
     "read_config_file",
+    "run_config",
     "save_config",
     "to_dict",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
@@ -180,6 +181,14 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: list[st
     except ConfigError as e:
         raise ConfigError(f"{path or 'defaults'}: {e}") from None
     return with_overrides(config, overrides or []) if overrides else config
+
+
+def run_config(cls: type[T], path: str | Path | None = None, overrides: Sequence[str] = (), smoke: bool = False) -> T:
+    """A trainer's config as its command line resolves it: defaults, the YAML file (its `base` chain), the smoke
+    switch (which shrinks the run first), then the overrides (an explicit `--set` wins over what smoke shrank)."""
+    config = load_config(cls, path, ["smoke=true"] if smoke else [])
+    config = config.apply_smoke()
+    return with_overrides(config, list(overrides)) if overrides else config
 
 
 def with_overrides(config: T, overrides: list[str]) -> T:

@@ -5,6 +5,7 @@ registers the same way, once imported. `relkt.encoders.registry.build_encoder` i
 
 from __future__ import annotations
 
+from relkt.errors import EncoderError
 from relkt.registry import Registry
 
 ENCODER_KINDS = Registry("encoder kind", "relkt.encoders.kinds")
@@ -18,6 +19,15 @@ class EncoderKind:
     name: str = ""
     usage: tuple[str, ...] = ()
     argument: str = "none"
+    # What the kind can do, read where code once listed kind names:
+    takes_max_length: bool = False  # builds with a `max_length` option (tokens a text; scoring reads whole texts)
+    reads_whole: bool = False  # scored whole by default (no position embeddings cap it: mUSE reads an article whole)
+    mixable: bool = False  # its weights rebuild as Keras variables, so relkt.interpolate can mix two of them
+
+    def rebuild_spec(self, export: str) -> str:
+        """The spec that reads a relkt export of this kind's encoder as what it was trained as (`muse:DIR`,
+        `bert:DIR`: its max_length then still chooseable), else as a SavedModel (`hub:DIR`)."""
+        return f"hub:{export}"
 
     def build(self, arg: str, trainable: bool = True, **options):
         """A SentenceEncoder for `NAME:arg` (arg "" when the spec has none); options go to its constructor."""
@@ -43,3 +53,11 @@ def encoder_kinds() -> dict[str, EncoderKind]:
 def spec_usages() -> list[str]:
     """Every spec shape the table accepts (`ngram`, `bert:PATH`, `muse`, `muse:DIR`, ...), for errors and help."""
     return [usage for _, kind in sorted(encoder_kinds().items()) for usage in kind.usage]
+
+
+def kind_of(spec: str) -> EncoderKind:
+    """The registered kind of a spec (`muse:DIR` -> the muse kind); EncoderError listing the valid shapes."""
+    kind = encoder_kinds().get(spec.partition(":")[0])
+    if kind is None:
+        raise EncoderError(f"unknown encoder spec {spec!r}; valid: {', '.join(spec_usages())}")
+    return kind

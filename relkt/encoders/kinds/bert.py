@@ -9,14 +9,18 @@ from relkt.encoders.encoder_kind import EncoderKind, register_encoder_kind
 @register_encoder_kind
 class BertKind(EncoderKind):
     name, usage, argument = "bert", ("bert:PATH",), "required"
+    takes_max_length = mixable = True
+
+    def rebuild_spec(self, export: str) -> str:
+        return f"bert:{export}"
 
     def build(self, arg: str, trainable: bool = True, **options):
         return BertEncoder.from_preset(arg, **options)
 
 
 @register_encoder_kind
-class MinilmKind(EncoderKind):
-    name, usage = "minilm", ("minilm",)
+class MinilmKind(BertKind):
+    name, usage, argument = "minilm", ("minilm",), "none"
 
     def build(self, arg: str, trainable: bool = True, **options):
         return BertEncoder.from_preset(minilm_path(), **options)

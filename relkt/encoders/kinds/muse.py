@@ -11,6 +11,10 @@ from relkt.errors import EncoderError
 @register_encoder_kind
 class MuseKind(EncoderKind):
     name, usage, argument = "muse", ("muse", "muse:DIR"), "optional"
+    takes_max_length = reads_whole = mixable = True
+
+    def rebuild_spec(self, export: str) -> str:
+        return f"muse:{export}"
 
     def build(self, arg: str, trainable: bool = True, **options):
         return MuseEncoder.from_export(arg, **options) if arg else MuseEncoder.from_wheel(**options)

@@ -1,0 +1,242 @@
+"""Score an encoder from Python: LAReQA over a split's pool, CL-ReLKT's XX->EN protocol at its answer units, and
+translation retrieval on held-out pairs, as one `Evaluation` (what `python -m relkt.evaluate` prints and writes).
+
+    from relkt import score
+    from relkt.config import PoolSection
+from relkt.config.config_io import read_config_file
+
+    result = score("muse", PoolSection(data_dir="../shared/data/xquad-r"), split="test")
+    result.metric("xx_en_article/el/P@1"), result.results["lareqa"]["mAP"]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from relkt.config import PoolSection
+from relkt.config.config_io import read_config_file
+from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
+from relkt.data.parallel_corpus import pair_languages, read_pairs
+from relkt.data.selection import load_split, measured_split, scored_source
+from relkt.errors import ConfigError
+from relkt.io import atomic_files, json_text
+from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
+from relkt.metrics.lareqa_evaluator import LareqaEvaluator
+from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
+
+log = logging.getLogger("relkt.evaluate")
+
+CORPUS_DEV_PAIRS = 500  # the held-out pairs a language (StudentDataSection.corpus_dev_pairs's default)
+
+
+@dataclass
+class Evaluation:
+    """What scoring one encoder on one split gives: `results` in relkt.evaluate's JSON layout (LAReQA per language,
+    `xx_en`, `xx_en_UNIT`, `bitext`, `corpus`, `setup`), `per_question` the arrays McNemar and the bootstrap compare
+    (qas_id, lang, AP, xx_en_hit1, xx_en_UNIT_hit1 ...), and `output` where both were written, if they were."""
+
+    results: dict[str, Any]
+    per_question: dict[str, np.ndarray] = field(default_factory=dict)
+    output: Path | None = None
+
+    def flat(self) -> dict[str, float]:
+        """Every metric under one flat key: `lareqa/mAP`, `lareqa/de/P@1`, `xx_en/de/P@1`, `xx_en_article/el/P@1`."""
+        out = LareqaEvaluator.flat(self.results)
+        out.update(XxEnUnitEvaluator.flat({k[6:]: v for k, v in self.results.items() if k.startswith("xx_en_")}))
+        return out
+
+    def metric(self, key: str) -> float:
+        """One flat metric; a KeyError lists a few of the keys there are."""
+        flat = self.flat()
+        if key not in flat:
+            raise KeyError(f"no metric {key!r}; e.g. {', '.join(sorted(flat)[:6])} ({len(flat)} in all)")
+        return flat[key]
+
+
+def score(
+    encoder: Any,
+    data: PoolSection | None = None,
+    split: str = "test",
+    langs: Sequence[str] | None = None,
+    xx_en_units: Sequence[str] = UNITS,
+    max_length: int | None = None,
+    corpus_dir: str | None = None,
+    corpus_dev_pairs: int = CORPUS_DEV_PAIRS,
+    batch_size: int = 64,
+    progress: bool = True,
+    output: str | Path | None = None,
+) -> Evaluation:
+    """Score `encoder` (a spec such as `muse`, `muse:RUN/best`, `hub:DIR`, or a built encoder) on `split` of the
+    source `data` names (a `PoolSection`: data_dir, split fractions, unit, seed, folds, test source; default: its
+    defaults), `langs` of it (None: all). `xx_en_units`: CL-ReLKT's XX->EN at these English units (every unit of the
+    source; `scored_*`: the scored questions' own). `max_length`: tokens a text for a spec built here (default: whole
+    texts for a kind that reads them whole, e.g. muse). `corpus_dir`: also translation retrieval on each language's
+    held-out pairs there. `output`: write the results JSON and its `.per_question.npz` beside it, both or neither."""
+    from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
+    from relkt.encoders.encoder_kind import kind_of  # deferred: loads the kinds, TensorFlow with them
+
+    settings = data or PoolSection()
+    settings.validate()
+    pool = load_split(settings, split, langs=list(langs) if langs else None)
+    log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
+    source, within = scored_source(settings, split)
+    units = english_units(source, xx_en_units, scored=[q.qas_id for q in pool.questions])
+    spec = encoder if isinstance(encoder, str) else getattr(encoder, "spec", type(encoder).__name__)
+    if isinstance(encoder, str):
+        kind = kind_of(encoder)
+        length = max_length or (SCORING_MAX_LENGTH if kind.reads_whole else None)
+        if max_length and not kind.takes_max_length:
+            raise ConfigError(
+                f"max_length: {encoder} takes none (its tokenizer's length was fixed when it was built or exported); "
+                "a kind that takes one: " + ", ".join(k for k, v in _kinds().items() if v.takes_max_length)
+            )
+        encoder = build_encoder(spec, trainable=False, **({"max_length": length} if length else {}))
+    elif max_length:
+        raise ConfigError("max_length: give an encoder spec to build one at a length; a built encoder keeps its own")
+    warn_cut_units(encoder, units)
+    evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=batch_size)
+    unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=batch_size)
+    quiet = encoder if progress else QuietEncoder(encoder)
+    t0 = time.perf_counter()
+    q, c = evaluator.encode(quiet)
+    u = unit_evaluator.encode_units(quiet)
+    t1 = time.perf_counter()
+    results = evaluator.compute(q, c)
+    results.update({f"xx_en_{unit}": block for unit, block in unit_evaluator.compute(q, u).items()})
+    if corpus_dir:
+        results["corpus"] = corpus_bitext(corpus_dir, corpus_dev_pairs, pool.langs, quiet, batch_size)
+    t2 = time.perf_counter()
+    results["setup"] = {
+        "encoder": spec,
+        "source": str(source.path),
+        "format": source.format,
+        "split": split,
+        "scored_whole": within == "all",
+        "split_unit": settings.split_unit,
+        # the unit and the measured share of test questions whose context / article trains (relkt.data.splits)
+        "split_cut": measured_split(settings, pool.langs) if within != "all" else {"unit": "article", "overlap": None},
+        "split_fractions": list(settings.split_fractions),
+        "split_seed": settings.split_seed,
+        "folds": settings.folds,
+        "fold": settings.fold,
+        "langs": pool.langs,
+        "with_context": settings.with_context,
+        "max_length": getattr(encoder, "max_length", None),
+        "xx_en_units": {unit: len(x.texts) for unit, x in units.items()},
+        "corpus_dir": corpus_dir,
+        "corpus_dev_pairs": corpus_dev_pairs if corpus_dir else None,
+        "encode_seconds": round(t1 - t0, 2),
+        "score_seconds": round(t2 - t1, 2),
+    }
+    result = Evaluation(results, per_question_arrays(evaluator, unit_evaluator))
+    if output is not None:
+        result.output = write_evaluation(result, output)
+    return result
+
+
+def run_pool(config: str | Path) -> PoolSection:
+    """The pool settings of a run folder's config.yaml (data source, split, unit, folds, candidate text): what
+    scoring the run on its own split needs; a ConfigError naming the file when it has no `data` section."""
+    data = read_config_file(config).get("data")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{config}: no `data` section; pass a run folder's config.yaml")
+    names = {f.name for f in dataclasses.fields(PoolSection)}
+    pool = PoolSection(**{k: v for k, v in data.items() if k in names})
+    pool.validate()
+    return pool
+
+
+def _kinds():
+    from relkt.encoders.encoder_kind import encoder_kinds  # deferred: TensorFlow
+
+    return encoder_kinds()
+
+
+def write_evaluation(result: Evaluation, output: str | Path) -> Path:
+    """The results JSON at `output` and its per-question scores beside it (`per_question_path`), as one unit."""
+    output = Path(output)
+    npz = per_question_path(output)
+    with atomic_files([npz, output]) as (per_question_file, json_file):
+        np.savez(per_question_file, **result.per_question)
+        json_file.write(json_text(result.results).encode("utf-8"))
+    return output
+
+
+def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:
+    """Log how many unit texts the encoder's max_length cuts (a cut article is scored on its first paragraphs):
+    a BERT reads at most 512 positions, and a hub export keeps the length it was exported with."""
+    from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: TensorFlow
+
+    max_length, tokenizer = max_length_of(encoder), tokenizer_of(encoder)
+    if max_length is None or tokenizer is None:
+        return
+    for unit, u in units.items():
+        cut = round(audit_tokenizer(tokenizer, list(u.texts), max_length=max_length)["texts_cut"] * len(u.texts))
+        if cut:
+            log.warning(
+                "XX->EN %s unit: %d of %d English %ss are longer than max_length %d and are cut (a muse "
+                "export scores them whole as muse:DIR; a BERT cannot)",
+                unit,
+                cut,
+                len(u.texts),
+                unit,
+                max_length,
+            )
+
+
+def corpus_bitext(folder: str, dev_pairs: int, langs: Sequence[str], encoder, batch_size: int) -> dict:
+    """{lang: {"P@1", "n_pairs"}} on each pool language's held-out corpus slice (languages without a file: skipped)."""
+    have = pair_languages(folder)
+    dev = {lang: read_pairs(folder, lang).split(dev_pairs)[1] for lang in langs if lang != "en" and lang in have}
+    if not dev:
+        raise ConfigError(f"corpus_dir {folder}: no {{lang}}.tsv for any of {', '.join(langs)}")
+    flat = CorpusBitextEvaluator(dev, batch_size)(encoder)
+    return {lang: {"P@1": flat[f"corpus/{lang}/P@1"], "n_pairs": len(dev[lang])} for lang in sorted(dev)}
+
+
+def per_question_path(output: str | Path) -> Path:
+    """Where results keep their per-question scores: `x.json` -> `x.per_question.npz`."""
+    output = Path(output)
+    return output.with_name(output.stem + ".per_question.npz")
+
+
+def per_question_arrays(evaluator, unit_evaluator=None) -> dict[str, np.ndarray]:
+    """Per-question LAReQA AP, XX->EN (per unit) and bitext hit@1 with each question's qas_id and language, so two
+    runs over the same split can be compared question by question without encoding again."""
+    pool, per_q = evaluator.pool, evaluator.per_question
+    arrays = {
+        "qas_id": np.array([q.qas_id for q in pool.questions]),
+        "lang": np.asarray(pool.question_langs, dtype=str),
+        "AP": per_q["lareqa"]["AP"],
+    }
+    if "xx_en" in per_q:
+        arrays["xx_en_hit1"] = per_q["xx_en"]["hit@1"]
+    if "bitext" in per_q:
+        arrays["bitext_hit1"] = per_q["bitext"]["hit@1"]  # NaN for English and questions with no English twin
+    for unit, hit in (unit_evaluator.per_question if unit_evaluator else {}).items():
+        arrays[f"xx_en_{unit}_hit1"] = hit
+    return arrays
+
+
+def best_export(config: str | Path) -> str:
+    """A run's best model as an encoder spec its kind reads it by (`muse:RUN/best` for a muse run: read whole, as
+    XX->EN articles need; `bert:RUN/best`; else `hub:RUN/best`)."""
+    from relkt.encoders.encoder_kind import kind_of  # deferred: TensorFlow
+
+    run = read_config_file(config)
+
+    def section(name):
+        return run.get(name) if isinstance(run.get(name), dict) else {}
+
+    spec = section("encoder").get("spec") or section("student").get("spec") or section("teacher").get("spec") or ""
+    best = str(Path(config).parent / "best")
+    kind = kind_of(str(spec)) if spec else None
+    return kind.rebuild_spec(best) if kind is not None and kind.reads_whole else f"hub:{best}"
