@@ -20,6 +20,7 @@ from relkt.cli import add_pool_arguments, load_pool, named_specs, run_cli
 from relkt.cli_types import writable_file
 from relkt.io import atomic_write_json
 from relkt.reports.tables import audit_table
+from relkt.requests import AuditRequest
 
 TEXTS = ("questions", "candidates", "both")
 
@@ -41,15 +42,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None):
     return build_parser().parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: audit(parse_args(argv)), verbose=False)
+    return run_cli(lambda: audit(AuditRequest(**vars(parse_args(argv)))), verbose=False)
 
 
-def audit(args: argparse.Namespace) -> int:
+def audit(args: AuditRequest) -> int:
     table, report = audit_pool(args)
     print(f"{args.split} split, {args.texts}:")
     print(table)
@@ -59,7 +60,7 @@ def audit(args: argparse.Namespace) -> int:
     return 0
 
 
-def audit_pool(args: argparse.Namespace) -> tuple[str, dict]:
+def audit_pool(args: AuditRequest) -> tuple[str, dict]:
     """(the table, {"split", "texts", "audits": {encoder: {lang: audit} or None}}) of every `--encoder`'s tokenizer
     on the pool's `--texts`; what `relkt.coverage --tokenizers-only` reports too."""
     specs, pool = named_specs(args.encoder), load_pool(args)  # bad input fails before TensorFlow loads

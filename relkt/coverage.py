@@ -14,12 +14,13 @@ retrieval on the held-out pairs both ways, XOR-TyDi-style question retrieval (`-
 Without it, or with `--bias`: LAReQA's analyses on the pool (limit/remove one target, monolingual pool, top-k
 languages, PCA, language-ID probe, each encoder's tokenizer on the pool's questions), with paired bootstrap and
 McNemar between encoders. Writes one OUTPUT/report.md and OUTPUT/report.json (the bias analyses under `bias` when
-both ran), with figures beside them. `relkt.language_coverage` is this command under its older name.
+both ran), with figures beside them.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import re
@@ -48,6 +49,7 @@ from relkt.metrics import LareqaEvaluator
 from relkt.pair_coverage import add_language_arguments, run_languages
 from relkt.reports import plots
 from relkt.reports.coverage_report import coverage_markdown, new_language_markdown, significance_markdown
+from relkt.requests import CoverageRequest
 
 log = logging.getLogger("relkt.coverage")
 
@@ -102,7 +104,7 @@ def build_parser(prog: str = "python -m relkt.coverage") -> argparse.ArgumentPar
     return p
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None):
     return build_parser().parse_args(argv)
 
 
@@ -171,10 +173,10 @@ def significance(a: dict, b: dict, pool, n_boot: int, seed: int) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: run(parse_args(argv)))
+    return run_cli(lambda: run(CoverageRequest(**vars(parse_args(argv)))))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: CoverageRequest) -> int:
     """Languages from pair files (`--pairs-dir`), the bias analyses (without it, or with `--bias`), or both as one
     report: the languages' report.md with the bias sections after it, their figures in OUTPUT/bias/. With
     `--tokenizers-only`, the tokenizer audit of the pool alone."""
@@ -197,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         return run_languages(args)
     run_languages(args)
     out = Path(args.output)
-    run_bias(argparse.Namespace(**{**vars(args), "langs": None}), out / "bias")  # --langs: the pair files' languages
+    run_bias(dataclasses.replace(args, langs=None), out / "bias")  # --langs: the pair files' languages
     md = (out / "bias" / "report.md").read_text(encoding="utf-8")
     md = re.sub(r"\]\(\./([^)]+\.png)\)", r"](./bias/\1)", md)  # its figures, seen from OUTPUT
     md = re.sub(r"^(#+) ", r"#\1 ", md, flags=re.M)  # its sections under one heading
@@ -211,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_bias(args: argparse.Namespace, out: Path) -> int:
+def run_bias(args: CoverageRequest, out: Path) -> int:
     """LAReQA's language-bias analyses of every encoder on the pool, written to `out`."""
     specs = named_specs(args.encoder)  # a bad --encoder fails before TensorFlow loads
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow); --help answers without it
@@ -238,7 +240,7 @@ def run_bias(args: argparse.Namespace, out: Path) -> int:
         out / "report.json",
         _jsonable(
             {
-                "setup": vars(args),
+                "setup": dataclasses.asdict(args),
                 "encoders": {n: {k: v for k, v in r.items() if k != "per_question"} for n, r in reports.items()},
                 "significance": sig,
             }

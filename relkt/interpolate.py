@@ -35,10 +35,9 @@ from relkt.io import atomic_write_json
 from relkt.metrics.evaluator import run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
+from relkt.requests import InterpolateRequest
 
 log = logging.getLogger("relkt.interpolate")
-
-MIXABLE = ("bert", "minilm", "muse")  # encoders rebuilt with their weights as Keras variables
 
 
 def interpolate_weights(
@@ -110,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None):
     p = build_parser()
     args = p.parse_args(argv)
     if args.split in ("test", "all"):  # `all` holds the test articles too
@@ -132,16 +131,19 @@ def _alphas(text: str) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: interpolate(parse_args(argv)))
+    return run_cli(lambda: interpolate(InterpolateRequest(**vars(parse_args(argv)))))
 
 
-def interpolate(args: argparse.Namespace) -> int:
+def interpolate(args: InterpolateRequest) -> int:
     alphas = _alphas(args.alphas)
+    from relkt.encoders.encoder_kind import encoder_kinds, kind_of  # deferred: the kind table loads TensorFlow
+
     for flag, spec in (("--teacher", args.teacher), ("--student", args.student)):
-        if spec.partition(":")[0] not in MIXABLE:
+        if not kind_of(spec).mixable:  # its weights are Keras variables only when the kind says so
+            mixable = ", ".join(u for k in encoder_kinds().values() if k.mixable for u in k.usage)
             raise RelktError(
-                f"{flag} {spec}: interpolation needs both models' weights as variables: use bert:PATH, "
-                "minilm, muse or muse:PATH (a relkt export is rebuilt from its SavedModel that way)"
+                f"{flag} {spec}: interpolation needs both models' weights as variables: use {mixable} "
+                "(a relkt export is rebuilt from its SavedModel that way)"
             )
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)

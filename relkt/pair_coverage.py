@@ -39,6 +39,7 @@ from relkt.metrics import LareqaEvaluator
 from relkt.metrics.pair_retrieval import centered, hub_share, pair_retrieval
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.reports.language_coverage_report import coverage_figure, coverage_markdown
+from relkt.requests import CoverageRequest
 
 log = logging.getLogger("relkt.coverage")
 
@@ -92,7 +93,7 @@ def add_language_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def read_items(args: argparse.Namespace) -> tuple[list[str], dict[str, dict[str, ParallelCorpus]]]:
+def read_items(args: CoverageRequest) -> tuple[list[str], dict[str, dict[str, ParallelCorpus]]]:
     """{task: {lang: pairs}}, every file read strictly (a broken line is an error naming it: a coverage figure must
     count every item it was given) before any model loads."""
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]
@@ -142,11 +143,11 @@ def train_rows(folder: str, lang: str) -> ParallelCorpus:
     return train
 
 
-def held_out_sources(args: argparse.Namespace) -> list[str]:
+def held_out_sources(args: CoverageRequest) -> list[str]:
     return [x.strip() for x in getattr(args, "held_out_sources", "").split(",") if x.strip()]
 
 
-def held_out_how(args: argparse.Namespace) -> str:
+def held_out_how(args: CoverageRequest) -> str:
     """What the report calls held out: whole sources, or each source's last rows (whole documents but one a source)."""
     sources = held_out_sources(args)
     if sources:
@@ -232,7 +233,7 @@ def _mcnemar(a: np.ndarray, b: np.ndarray) -> dict:
     return {"p_value": test["p_value"], "only_first": test["only_a"], "only_later": test["only_b"]}
 
 
-def run_languages(args: argparse.Namespace) -> int:
+def run_languages(args: CoverageRequest) -> int:
     """The languages' report: every encoder on every --langs language's items, written to --output."""
     specs = named_specs(args.encoder)
     langs, items = read_items(args)  # bad input fails before TensorFlow loads

@@ -44,7 +44,7 @@ def config_class(path: Path):
 @pytest.mark.parametrize("before", sorted(BEFORE.glob("*.yaml")), ids=lambda p: p.name)
 def test_every_config_resolves_to_what_it_was_before_bases(before):
     now = ROOT / "configs" / before.name
-    assert now.exists(), f"configs/{before.name} is gone: the same set of experiments must stay"
+    assert now.exists(), f"configs/{before.name} is gone: retire it in docs/results/README.md and drop its snapshot"
     cls = config_class(before)
     # Settings added since then read as the runs of that time trained (schedule.sparse_rows: dense, or lazy for
     # language rows), as a resumed run from then reads them.
@@ -55,7 +55,9 @@ def test_every_config_resolves_to_what_it_was_before_bases(before):
 
 def test_configs_stay_small():
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "configs").iterdir())
-    assert lines <= 450, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
+    # A variant writes only what it changes from its base; bases are at most two levels deep (#58), so a variant of a
+    # variant spells out what its parent changed: the bound grew from 450 when the chains were flattened.
+    assert lines <= 540, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
 
 
 # The reference code's settings (2_use_finetune_teacher / 3_use_finetune_distillation .sh/.py), which both reference
@@ -116,3 +118,12 @@ def test_question_split_setups_are_their_article_setups_cut_by_question(name, un
         article.student_groups,
     )
     assert setup.set == ("data.split_unit=question", "data.allow_test_overlap=true") and not article.set
+
+
+def test_no_config_is_more_than_two_bases_deep():
+    def depth(path: Path) -> int:
+        base = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("base")
+        return 0 if not base else 1 + depth(path.parent / base)
+
+    deep = {p.name: depth(p) for p in CONFIGS if depth(p) > 2}
+    assert not deep, f"configs more than two base: levels deep (read eight files to know a run): {deep}"

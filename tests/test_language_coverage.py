@@ -1,4 +1,4 @@
-"""relkt.language_coverage on pair files, question files and a test source the tests make."""
+"""relkt.coverage on pair files, question files and a test source the tests make."""
 
 import json
 import re
@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from relkt import language_coverage
+from relkt import coverage as language_coverage
 from relkt.analysis.significance import mcnemar
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder

@@ -10,6 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 import tomllib
 from packaging.requirements import Requirement
 
@@ -103,3 +104,17 @@ def test_a_cli_still_quiets_tensorflow():
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE")}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_relkt_command_runs_each_cli_and_lists_them(capsys):
+    from relkt.command import COMMANDS, main
+
+    assert main(["--help"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in COMMANDS)
+    assert main(["teach"]) == 2 and "unknown command 'teach'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", "--help"])
+    assert stop.value.code == 0 and "--xx-en-unit" in capsys.readouterr().out
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"relkt": "relkt.command:main"}

@@ -22,6 +22,7 @@ from relkt.config import StudentConfig
 from relkt.data.parallel import corpus_examples, held_out_rule, pair_files_read, student_examples
 from relkt.data.selection import load_split, measured_split, student_pool
 from relkt.encoders import build_encoder, weights_digest
+from relkt.encoders.encoder_kind import kind_of
 from relkt.encoders.language_rows import language_rows
 from relkt.encoders.projected_encoder import ProjectedEncoder
 from relkt.encoders.registry import extend_encoder_vocabulary, token_table
@@ -124,7 +125,7 @@ class StudentTrainer(Stage):
                 "false, or drop those settings (new pieces then stay at their `init` rows)"
             )
         if v.enabled:
-            if spec.startswith(("hub:", "muse")) and getattr(student, "metadata", {}).get("kind") == "bert":
+            if not kind_of(spec).mixable and getattr(student, "metadata", {}).get("kind") == "bert":
                 raise ConfigError(
                     f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
                     f"use student.spec=bert:{spec.partition(':')[2]}"

@@ -1,0 +1,40 @@
+"""`relkt COMMAND ...`, the one console command (pyproject's [project.scripts]): each command is the CLI module of
+the same job, run with the rest of the line (`relkt evaluate --encoder muse` is `python -m relkt.evaluate --encoder
+muse`). `relkt --help` lists them."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+# command -> (the module whose `main(argv)` runs it, what it does)
+COMMANDS = {
+    "train-teacher": ("relkt.train_teacher", "stage 1: the teacher (triplet loss, BM25 then online negatives)"),
+    "train-student": ("relkt.train_student", "stage 2: distil the frozen teacher into a student across languages"),
+    "evaluate": ("relkt.evaluate", "score an encoder: LAReQA, XX->EN by answer unit, translation retrieval"),
+    "coverage": ("relkt.coverage", "languages from pair files, LAReQA's language-bias analyses, or both"),
+    "audit": ("relkt.audit", "each encoder's tokenizer on a split's texts, without encoding"),
+    "interpolate": ("relkt.interpolate", "WiSE-FT mixes of a teacher and its student, alpha chosen on dev"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = [f"  {name:<{width}}  {about}" for name, (_, about) in COMMANDS.items()]
+    return "usage: relkt COMMAND [--help | ARGS...]\n\ncommands:\n" + "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if argv else 2
+    if argv[0] not in COMMANDS:
+        print(f"relkt: unknown command {argv[0]!r}\n{usage()}", file=sys.stderr)
+        return 2
+    return importlib.import_module(COMMANDS[argv[0]][0]).main(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

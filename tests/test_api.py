@@ -1,0 +1,97 @@
+"""relkt driven from Python alone (relkt.api): configs built in code, teacher, student, scores and a 2-fold
+cross-validation on tiny models, no argv anywhere; each call returns paths and metrics."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from relkt import api
+from relkt.config import save_config
+from relkt.errors import ConfigError
+
+TINY_TEACHER = {
+    "seed": 0,
+    "verbose": 0,
+    "data.train_langs": ["en"],
+    "data.answer_langs": ["en"],
+    "encoder.spec": "ngram",
+    "encoder.options": {"dim": 16, "num_buckets": 512},
+    "mining.bm25_epochs": 1,
+    "mining.online_epochs": 0,
+    "mining.bm25_top_end": 10,
+    "triplet.batch_size": 4,
+    "eval.every_steps": 50,
+    "eval.primary_metric": "lareqa/mAP",
+    "schedule.learning_rate": 0.01,
+    "schedule.early_stop_patience": 0,
+}
+
+
+def tiny_student(teacher_spec: str, data_dir) -> dict:
+    return {
+        "seed": 0,
+        "verbose": 0,
+        "teacher.spec": teacher_spec,
+        "data.data_dir": str(data_dir),
+        "data.student_langs": ["de"],
+        "distill.batch_size": 4,
+        "distill.epochs": 1,
+        "distill.document": "parallel",
+        "eval.every_steps": 50,
+        "eval.primary_metric": "xx_en/de/P@1",
+        "schedule.learning_rate": 0.01,
+        "schedule.early_stop_patience": 0,
+    }
+
+
+def test_teacher_student_scores_and_crossval_from_python(synthetic_data, tmp_path):
+    teacher_cfg = api.config(
+        "teacher", set={**TINY_TEACHER, "data.data_dir": str(synthetic_data), "output_dir": str(tmp_path / "t")}
+    )
+    teacher = api.train_teacher(teacher_cfg)
+    assert teacher.best.is_dir() and teacher.spec == f"hub:{tmp_path / 't' / 'best'}"
+    assert teacher.summary["anchors"] == 42 and 0 < teacher.best_metric <= 1
+
+    student_cfg = api.config(
+        "student", set={**tiny_student(teacher.spec, synthetic_data), "output_dir": str(tmp_path / "s")}
+    )
+    student = api.train_student(student_cfg)
+    assert student.summary["stage"] == "student" and student.summary["teacher_unchanged"]
+
+    scores = api.score(student.spec, student_cfg.data, split="test", xx_en_units=["article"], progress=False)
+    flat = scores.flat()
+    assert scores.metric("xx_en_article/de/P@1") == scores.results["xx_en_article"]["de"]["P@1"]
+    assert 0 <= flat["lareqa/mAP"] <= 1 and scores.output is None
+    with pytest.raises(KeyError, match="no metric 'xx_en/fr/P@1'"):
+        scores.metric("xx_en/fr/P@1")
+    written = api.score("ngram", student_cfg.data, split="test", progress=False, output=tmp_path / "zs.json")
+    assert json.loads(written.output.read_text())["setup"]["encoder"] == "ngram"
+
+    # a 2-fold cross-validation of the same two stages: configs saved as files, the recipe called, pooled results
+    save_config(
+        api.config(
+            "teacher",
+            set={**TINY_TEACHER, "data.data_dir": str(synthetic_data), "output_dir": str(tmp_path / "cvt" / "run")},
+        ),
+        tmp_path / "t.yaml",
+    )
+    student_for_cv = tiny_student(f"hub:{tmp_path / 'cvt' / 'run'}/best", synthetic_data)
+    save_config(api.config("student", set={**student_for_cv, "output_dir": str(tmp_path / "cvs")}), tmp_path / "s.yaml")
+    first = api.cross_validate(tmp_path / "t.yaml", tmp_path / "s.yaml", tmp_path / "cv", folds=2, only_folds=[0])
+    assert not first.complete and (tmp_path / "cv" / "fold0" / "student.json").exists()
+    cv = api.cross_validate(tmp_path / "t.yaml", tmp_path / "s.yaml", tmp_path / "cv", folds=2)
+    assert cv.complete and set(cv.pooled) == {"zero_shot", "teacher", "student"}
+    with np.load(tmp_path / "cv" / "student.per_question.npz") as z:
+        qs = sorted(zip(z["qas_id"].tolist(), z["lang"].tolist()))
+    assert len(qs) == len(set(qs)) and {lang for _, lang in qs} == {"en", "de"}  # every question once
+    assert "XX->EN (article) P@1 McNemar" in cv.tables["comparison.md"].read_text()
+
+
+def test_a_bad_setting_is_refused_in_python_as_on_the_command_line():
+    with pytest.raises(ConfigError, match="distill.epochs must be >= 1"):
+        api.config("student", set={"distill.epochs": 0})
+    with pytest.raises(ConfigError, match="stage 'teachr'"):
+        api.config("teachr")
