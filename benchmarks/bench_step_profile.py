@@ -60,7 +60,7 @@ def profile(stage: str, steps: int, token_table: str = "frozen", seed: int = 0) 
         texts = {"q": maker.texts(n, 12), "d": maker.texts(n, 30)}
         table, targets = student_targets(maker.rng, n, encoder.dim)
         model = PairModel(encoder)
-        loss = DistillationLoss(gamma=1000.0, beta=0.001, lam=1.0, omega=0.01, distance="squared_l2")
+        loss = DistillationLoss(gamma=1000.0, weights={"beta": 0.001, "lam": 1.0, "omega": 0.01}, distance="squared_l2")
     model.compile(optimizer=SparseAdam(1e-5, "lazy"), loss=loss)  # a frozen table: no difference
     ds = text_dataset(texts, targets, encoder, batch, target_table=table)
     out: dict = {"stage": stage, "table": token_table, "batch": batch, "steps": steps}

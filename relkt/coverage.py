@@ -48,7 +48,7 @@ from relkt.io import atomic_files, atomic_write_json, atomic_write_text, json_te
 from relkt.metrics import LareqaEvaluator
 from relkt.pair_coverage import add_language_arguments, run_languages
 from relkt.reports import plots
-from relkt.reports.coverage_report import coverage_markdown, new_language_markdown, significance_markdown
+from relkt.reports.coverage_report import bias_markdown, new_language_markdown, significance_markdown
 from relkt.requests import CoverageRequest
 
 log = logging.getLogger("relkt.coverage")
@@ -231,7 +231,7 @@ def run_bias(args: CoverageRequest, out: Path) -> int:
     names = list(reports)
     pairs = list(zip(names, names[1:])) + ([(names[0], names[-1])] if len(names) > 2 else [])
     sig = {f"{a} -> {b}": significance(reports[a], reports[b], pool, args.bootstrap, args.seed) for a, b in pairs}
-    md = coverage_markdown(reports, pool, args.split, args.top_k, out)
+    md = bias_markdown(reports, pool, args.split, args.top_k, out)
     md += "\n" + significance_markdown(sig)
     if args.new_lang:
         md += "\n" + new_language_markdown(args.new_lang, reports)

@@ -38,7 +38,7 @@ from relkt.io import atomic_files, json_text
 from relkt.metrics import LareqaEvaluator
 from relkt.metrics.pair_retrieval import centered, hub_share, pair_retrieval
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
-from relkt.reports.language_coverage_report import coverage_figure, coverage_markdown
+from relkt.reports.language_coverage_report import coverage_figure, languages_markdown
 from relkt.requests import CoverageRequest
 
 log = logging.getLogger("relkt.coverage")
@@ -270,7 +270,7 @@ def run_languages(args: CoverageRequest) -> int:
     with atomic_files([out / "per_item.npz", out / "report.json", out / "report.md"]) as (npz, js, md):
         np.savez(npz, **{f"{name}|{key}": value for name, by in hits.items() for key, value in by.items()})
         js.write(json_text(report).encode("utf-8"))
-        md.write(coverage_markdown(report).encode("utf-8"))
+        md.write(languages_markdown(report).encode("utf-8"))
     coverage_figure(report, out / "coverage.png")
     print(f"wrote {out / 'report.md'}, {out / 'report.json'}, {out / 'per_item.npz'} and {out / 'coverage.png'}")
     return 0

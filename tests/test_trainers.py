@@ -446,3 +446,18 @@ def test_group_students_trains_each_group_from_one_teacher_and_combines_their_sc
     capsys.readouterr()
     assert trainer_script("group_students").main(argv) == 0
     assert f"kept {out / 'student_a.json'}" in capsys.readouterr().out
+
+
+def test_split_gain_sets_a_result_against_another_splits_figures(tmp_path, capsys):
+    """el: 8 of 10 here against 60.0% of 20 (12 hits) there: +20.0 points; the interval is Newcombe's for 12/20 vs
+    8/10 (relkt.analysis.proportion_difference, checked against his worked examples)."""
+    from relkt.analysis import proportion_difference
+
+    result = tmp_path / "student.json"
+    result.write_text(json.dumps({"xx_en_article": {"el": {"P@1": 0.8, "n_questions": 10}}}))
+    split_gain = trainer_script("split_gain")
+    assert split_gain.main([str(result), "--against", "el=60.0", "--against-n", "20"]) == 0
+    d = proportion_difference(12, 20, 8, 10)
+    row = f"| el | 80.0 (10) | 60.0 | +20.0 | [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] |"
+    assert row in capsys.readouterr().out
+    assert split_gain.main([str(result), "--against", "hi=5", "--against-n", "20"]) == 2

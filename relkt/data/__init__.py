@@ -4,11 +4,11 @@ splits and the retrieval pool."""
 from relkt.data.english_answer_units import EnglishAnswerUnits
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.qa_source import QaSource
-from relkt.data.records import Candidate, Question
+from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
 from relkt.data.sources import XQUAD_R_LANGS, resolve_data_dir
 from relkt.data.splits import SPLIT_UNITS, SPLITS, article_split, split_overlap, unit_split
-from relkt.data.squad_reader import LanguageData, read_squad_file
+from relkt.data.squad_reader import read_squad_file
 
 __all__ = [
     "Candidate",

@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from relkt.data.records import Candidate, Question
+from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
-from relkt.data.squad_reader import LanguageData
 from relkt.data.text import normal_lang, normal_text
 from relkt.errors import DataError
 

@@ -10,10 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from relkt.data.qa_source import QaSource
-from relkt.data.records import Candidate, Question
+from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sources import resolve_data_dir
 from relkt.data.splits import SPLITS, SplitSide, unit_split
-from relkt.data.squad_reader import LanguageData
 from relkt.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from relkt.data.squad_reader import LanguageData, read_squad_file
+from relkt.data.records import LanguageData
+from relkt.data.squad_reader import read_squad_file
 from relkt.errors import DataError
 
 MLQA_NAME = re.compile(r"^(dev|test)-context-([a-z]{2,3})-question-([a-z]{2,3})\.json$")

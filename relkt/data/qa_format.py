@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relkt.data.squad_reader import LanguageData
+from relkt.data.records import LanguageData
 from relkt.errors import DataError
 from relkt.registry import Registry
 

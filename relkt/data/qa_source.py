@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from relkt.data.qa_format import QaFormat, check_format_name, qa_formats
-from relkt.data.squad_reader import LanguageData
+from relkt.data.records import LanguageData
 from relkt.errors import DataError
 
 

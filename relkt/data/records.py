@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -41,3 +42,17 @@ class Candidate:
     paragraph: int
     start: int
     end: int
+
+
+@dataclass
+class LanguageData:
+    """Questions and candidate sentences read from one language's file."""
+
+    lang: str
+    path: Path
+    questions: list[Question] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    # qas_id -> index into `candidates` of the sentence holding the answer start.
+    answer_sentence: dict[str, int] = field(default_factory=dict)
+    unmatched_answers: list[str] = field(default_factory=list)
+    split_by_relkt: bool = False

@@ -8,29 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from relkt.data.records import Candidate, Question
+from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
 from relkt.data.text import normal_text
 from relkt.errors import DataError
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class LanguageData:
-    """Questions and candidate sentences read from one language's file."""
-
-    lang: str
-    path: Path
-    questions: list[Question] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
-    # qas_id -> index into `candidates` of the sentence holding the answer start.
-    answer_sentence: dict[str, int] = field(default_factory=dict)
-    unmatched_answers: list[str] = field(default_factory=list)
-    split_by_relkt: bool = False
 
 
 def _get(obj: object, key: str, kind: type, path: Path, where: str):

@@ -3,7 +3,7 @@ training source (what a leak looks like in SQuAD-format data: the same article, 
 
 from __future__ import annotations
 
-from relkt.data.squad_reader import LanguageData
+from relkt.data.records import LanguageData
 from relkt.data.text import normal_text
 from relkt.errors import DataError
 

@@ -65,16 +65,16 @@ def distillation_loss(
     teacher_d,
     student_d,
     gamma: float = 1000.0,
-    beta: float = 0.001,
-    lam: float = 1.0,
-    omega: float = 0.01,
+    weights: Mapping[str, float] | None = None,
     distance: str = "squared_l2",
     contrast: float = 0.0,
     temperature: float = 0.05,
     question_bank=None,
     document_bank=None,
 ):
-    """Per-example gamma * (beta ||T(q_en) - S(q_x)||^2 + lambda ||T(d) - S(d)||^2 + omega ||T(d) - S(q_x)||^2).
+    """Per-example gamma * (beta ||T(q_en) - S(q_x)||^2 + lambda ||T(d) - S(d)||^2 + omega ||T(d) - S(q_x)||^2),
+    `weights` by each term's weight key (`beta`, `lam`, `omega`; the paper's values where not given), as
+    `distill.weights` names them.
 
     Squared L2 is summed over the embedding axis; the batch mean taken by the `Loss` reduction
     gives the paper's gamma / |M| * sum over the batch. `distance="cosine"` uses 1 - cos instead.
@@ -88,7 +88,7 @@ def distillation_loss(
     return distillation_components(
         {"q_en": teacher_q, DOCUMENT: teacher_d},
         {"q": student_q, DOCUMENT: student_d},
-        {"q": beta, "d": lam, "dq": omega},
+        {t.name: {**PAPER_WEIGHTS, **(weights or {})}[t.weight] for t in TERMS},
         TERMS,
         gamma,
         distance,

@@ -12,7 +12,7 @@ from relkt.reports.tables import markdown_table as _table
 from relkt.reports.tables import pct as _pct
 
 
-def coverage_markdown(reports: dict[str, dict], pool, split: str, top_k: int, out: Path) -> str:
+def bias_markdown(reports: dict[str, dict], pool, split: str, top_k: int, out: Path) -> str:
     """report.md: tables and figures; every number also in report.json."""
     names = list(reports)
     first, last = reports[names[0]], reports[names[-1]]

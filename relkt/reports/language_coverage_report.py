@@ -31,7 +31,7 @@ def _p(entry: dict | None) -> str:
     return f"{100 * entry['difference']:+.1f} (p={entry['p_value']:.3g}{star})"
 
 
-def coverage_markdown(report: dict) -> str:
+def languages_markdown(report: dict) -> str:
     """Tables: tokenizer, each task's retrieval both directions (with each encoder's hub share: the share of XX>EN
     queries whose nearest English text is one of the ten nearest most often), the test source; differences with
     McNemar's p."""

@@ -93,10 +93,14 @@ def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title:
     return _save(plt, fig, path)
 
 
-def training_curves(history: list[dict], primary_metric: str, title: str, path: Path) -> Path:
+def training_curves(
+    history: list[dict], primary_metric: str, title: str, path: Path, train_log: list[dict] | None = None
+) -> Path:
     """A run's dev curve (the primary metric at each evaluation, the best marked), the training loss and its
-    terms (`train/*`), and the learning rate, against the global step: three panels, one PNG."""
+    terms (`train/*`), and the learning rate, against the global step: three panels, one PNG. The loss and rate come
+    from `train_log` (every few steps) when it has entries, else from the evaluations' records."""
     plt = _plt()
+    dense = train_log if train_log else history
     steps = np.array([h["step"] for h in history], dtype=float)
     fig, axes = plt.subplots(3, 1, figsize=(6.5, 7.5), sharex=True)
     primary = np.array([h.get("primary", np.nan) for h in history], dtype=float)
@@ -106,16 +110,18 @@ def training_curves(history: list[dict], primary_metric: str, title: str, path: 
         axes[0].plot(steps[best], primary[best], marker="*", ms=12, color="tab:red", label=f"best {primary[best]:.4f}")
         axes[0].legend(fontsize=8)
     axes[0].set_ylabel(f"dev {primary_metric}")
-    terms = sorted({k for h in history for k in h if k.startswith("train/")})
+    dense_steps = np.array([h["step"] for h in dense], dtype=float)
+    terms = sorted({k for h in dense for k in h if k.startswith("train/")})
     for k in terms:
-        values = np.array([h.get(k, np.nan) for h in history], dtype=float)
+        values = np.array([h.get(k, np.nan) for h in dense], dtype=float)
         if np.isfinite(values).any() and (values[np.isfinite(values)] > 0).all():
-            axes[1].plot(steps, values, marker=".", label=k[len("train/") :])
+            axes[1].plot(dense_steps, values, marker="." if len(dense) < 50 else None, label=k[len("train/") :])
     axes[1].set_yscale("log")
     axes[1].set_ylabel("training loss, terms")
     if terms:
         axes[1].legend(fontsize=7, ncol=2)
-    axes[2].plot(steps, [h.get("learning_rate", np.nan) for h in history], drawstyle="steps-post", color="tab:green")
+    rate = [h.get("learning_rate", np.nan) for h in dense]
+    axes[2].plot(dense_steps, rate, drawstyle="steps-post", color="tab:green")
     axes[2].set_yscale("log")
     axes[2].set_ylabel("learning rate")
     axes[2].set_xlabel("step")

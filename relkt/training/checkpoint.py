@@ -32,6 +32,9 @@ class RunState:
     learning_rate: float = 0.0
     policy: dict = field(default_factory=dict)
     history: list = field(default_factory=list)
+    # the training loss, its terms and the learning rate every TRAIN_LOG_EVERY steps (curves.png, train.jsonl,
+    # TensorBoard): an evaluation's record alone draws a short run's curve from two points
+    train_log: list = field(default_factory=list)
     finished: bool = False
     stopped_early: bool = False
     stop_reason: str = ""  # "plateau" (early stop) or "max_steps" (the step budget)

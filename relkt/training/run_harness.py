@@ -25,6 +25,8 @@ from relkt.training.checkpoint import Checkpointer, RunState
 from relkt.training.run_log import RunLog
 from relkt.training.schedule import Schedule
 
+TRAIN_LOG_EVERY = 10  # steps between the training log's entries (loss, terms, rate)
+
 log = logging.getLogger("relkt.training")
 
 __all__ = ["HarnessCallback", "RunHarness", "RunState"]
@@ -272,6 +274,15 @@ class RunHarness:
                 f"{self.current_learning_rate():.3g}); stopped ({self.kept()}); lower schedule.learning_rate (or check "
                 "the data) and start a new output_dir"
             )
+        if self.state.global_step % TRAIN_LOG_EVERY == 0:
+            entry = {
+                "step": self.state.global_step,
+                "learning_rate": self.current_learning_rate(),
+                **{f"train/{k}": v for k, v in self.last_logs.items() if math.isfinite(v)},
+            }
+            self.state.train_log.append(entry)
+            if self.chief:
+                self.log.scalars(entry)
         stop = False
         if self.evaluation_due():
             stop = self.evaluate()
@@ -336,7 +347,9 @@ class RunHarness:
         """`curves.png`: the dev primary metric, the training loss and its terms, and the learning rate by step."""
         stage = self.training_info.get("stage", "run")
         title = f"{self.out.parent.name}/{self.out.name} ({stage}): dev {self.primary_metric}"
-        return plots.training_curves(self.state.history, self.primary_metric, title, self.write_dir / "curves.png")
+        path = self.write_dir / "curves.png"
+        self.log.write_train_log(self.state.train_log)
+        return plots.training_curves(self.state.history, self.primary_metric, title, path, self.state.train_log)
 
     def finish(self, summary: dict[str, Any]) -> dict[str, Any]:
         """Final evaluation if the last step was not evaluated; export the final model to `last/` (what

@@ -23,10 +23,14 @@ class RunLog:
             self.write_dir / "metrics.jsonl", "".join(json.dumps(h, allow_nan=False) + "\n" for h in history)
         )
 
-    def record(self, history: list[dict]) -> None:
-        """After an evaluation: metrics.jsonl, and the newest record's finite numbers as TensorBoard scalars."""
-        self.write_history(history)
-        record = history[-1]
+    def write_train_log(self, train_log: list[dict]) -> None:
+        """train.jsonl: the training loss, its terms and the rate every few steps, rewritten whole."""
+        atomic_write_text(
+            self.write_dir / "train.jsonl", "".join(json.dumps(h, allow_nan=False) + "\n" for h in train_log)
+        )
+
+    def scalars(self, record: dict) -> None:
+        """One record's finite numbers (but its step) as TensorBoard scalars at its step."""
         try:
             if self._writer is None:
                 self._writer = tf.summary.create_file_writer(str(self.write_dir / "tensorboard"))
@@ -37,3 +41,8 @@ class RunLog:
             self._writer.flush()
         except tf.errors.OpError as e:
             raise WriteError(f"{self.write_dir / 'tensorboard'}: cannot write ({tf_reason(e)})") from None
+
+    def record(self, history: list[dict]) -> None:
+        """After an evaluation: metrics.jsonl, and the newest record's finite numbers as TensorBoard scalars."""
+        self.write_history(history)
+        self.scalars(history[-1])

@@ -11,8 +11,7 @@ import pytest
 from relkt import train_teacher
 from relkt.data.qa_format import QA_FORMATS, QaFormat, format_names, register_qa_format
 from relkt.data.qa_source import QaSource
-from relkt.data.records import Candidate, Question
-from relkt.data.squad_reader import LanguageData
+from relkt.data.records import Candidate, LanguageData, Question
 from relkt.errors import ConfigError, DataError
 from tests.helpers.runs import tiny_config
 

@@ -4,6 +4,8 @@ import pytest
 
 from relkt.losses import DistillationLoss, TripletLoss, distillation_loss, row_distance, triplet_loss
 
+ONES = {"beta": 1, "lam": 1, "omega": 1}
+
 
 def unit(*rows):
     x = np.array(rows, np.float32)
@@ -41,7 +43,9 @@ def test_distillation_reduction_sum_over_embedding_mean_over_batch():
     sq = np.array([[0, 1], [1, 0]], np.float32)
     td = np.array([[1, 0], [1, 0]], np.float32)
     sd = np.array([[1, 0], [1, 0]], np.float32)
-    np.testing.assert_allclose(distillation_loss(tq, sq, td, sd, gamma=10, beta=1, lam=1, omega=0.5), [30, 0])
+    np.testing.assert_allclose(
+        distillation_loss(tq, sq, td, sd, gamma=10, weights={"beta": 1, "lam": 1, "omega": 0.5}), [30, 0]
+    )
     loss = DistillationLoss(gamma=10, weights={"beta": 1, "lam": 1, "omega": 0.5})
     assert float(loss(np.stack([tq, td], 1), np.stack([sq, sd], 1))) == pytest.approx(15.0)
     # Table 6 variants switch terms off: "q" keeps beta only -> 10 * 2 / 2 = 10.
@@ -112,10 +116,10 @@ def test_contrast_adds_ranking_term_to_each_distance():
     parts = DistillationLoss(contrast=2.0, temperature=0.5).components(y, y)[1]
     for name in ("q_rank", "d_rank", "dq_rank"):
         np.testing.assert_allclose(parts[name], [per, per], rtol=1e-5)
-    got = distillation_loss(t, t, t, t, gamma=1, beta=1, lam=1, omega=1, contrast=2.0, temperature=0.5)
+    got = distillation_loss(t, t, t, t, gamma=1, weights=ONES, contrast=2.0, temperature=0.5)
     np.testing.assert_allclose(got, [6 * per] * 2, rtol=1e-5)
     # contrast = 0 is the paper's loss: exactly 0 here.
-    np.testing.assert_allclose(distillation_loss(t, t, t, t, gamma=1, beta=1, lam=1, omega=1), [0, 0])
+    np.testing.assert_allclose(distillation_loss(t, t, t, t, gamma=1, weights=ONES), [0, 0])
     with pytest.raises(ValueError, match="contrast must be >= 0"):
         DistillationLoss(contrast=-1)
 

@@ -241,3 +241,20 @@ def test_a_checkpoint_written_before_the_optimizer_was_built_resumes(tmp_path):
 
     with pytest.raises(CheckpointError, match="optimizer variables"):
         unbuilt().restore()
+
+
+def test_the_training_log_has_the_loss_every_ten_steps_between_evaluations(synthetic_data, tmp_path):
+    """curves.png once drew the loss from the evaluations alone (a short student: two points); train.jsonl and the
+    curves now hold it every TRAIN_LOG_EVERY steps, with the rate, whatever eval.every_steps is."""
+    from relkt import train_teacher
+    from relkt.training.run_harness import TRAIN_LOG_EVERY
+    from tests.helpers.runs import tiny_config
+
+    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 25, "eval.every_steps": 100})
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    log = [json.loads(line) for line in (tmp_path / "run" / "train.jsonl").read_text().splitlines()]
+    assert TRAIN_LOG_EVERY == 10 and [entry["step"] for entry in log] == [10, 20]
+    assert all(np.isfinite(entry["train/loss"]) and entry["learning_rate"] > 0 for entry in log)
+    evaluations = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [e["step"] for e in evaluations] == [25]  # the step budget's one evaluation
+    assert (tmp_path / "run" / "curves.png").stat().st_size > 0 and any((tmp_path / "run" / "tensorboard").iterdir())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from relkt.data.jsonl_reader import merge_languages, read_jsonl_file
 from relkt.data.qa_format import QaFormat, register_qa_format
-from relkt.data.squad_reader import LanguageData
+from relkt.data.records import LanguageData
 from relkt.errors import DataError
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from relkt.data.mlqa_reader import mlqa_files, read_mlqa_folder
 from relkt.data.qa_format import QaFormat, register_qa_format
-from relkt.data.squad_reader import LanguageData
+from relkt.data.records import LanguageData
 
 
 @register_qa_format

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from relkt.data.qa_format import QaFormat, register_qa_format
-from relkt.data.squad_reader import LanguageData, read_squad_file
+from relkt.data.records import LanguageData
+from relkt.data.squad_reader import read_squad_file
 from relkt.errors import DataError
 
 
