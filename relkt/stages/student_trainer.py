@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from relkt.config import StudentConfig
-from relkt.data.parallel import corpus_examples, held_out_rule, pair_files_read, student_examples
-from relkt.data.selection import load_split, measured_split, student_pool
+from relkt.data.parallel import held_out_rule, pair_files_read
+from relkt.data.selection import load_split, measured_split
+from relkt.data.student_inputs import StudentInputs
 from relkt.encoders import build_encoder, weights_digest
 from relkt.encoders.encoder_kind import kind_of
 from relkt.encoders.language_rows import language_rows
@@ -53,15 +54,9 @@ class StudentTrainer(Stage):
         out = Path(c.output_dir)
         out.mkdir(parents=True, exist_ok=True)
         self.strategy, self.chief = start_run(c)
-        pool, qa_langs, self.langs, self.language_texts = student_pool(c.data, c.seed)
-        langs = self.langs
-        self.examples = student_examples(pool, qa_langs, c.data, c.distill.document, out, c.seed)
-        self.corpus_dev = {}
-        if (
-            c.data.corpus_dir or c.data.more_pairs
-        ):  # general parallel text: question-side pairs, and a held-out slice for dev
-            corpus, self.corpus_dev = corpus_examples(c.data, langs, c.seed)
-            self.examples.extend(corpus)
+        self.inputs = inputs = StudentInputs.build(c.data, c.distill.document, out, c.seed)
+        self.langs, self.language_texts, self.examples = inputs.langs, inputs.language_texts, inputs.examples
+        self.corpus_dev = inputs.corpus_dev
         self.teacher = build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)
         self.teacher_digest = weights_digest(self.teacher)
         with self.strategy.scope():  # the student, its optimizer and metrics live under the strategy

@@ -1,0 +1,46 @@
+"""Everything a student trains on, built in one place, top to bottom, from its config's `data` section: the QA pool
+and the student's languages (`selection.student_pool`), the QA examples with their translations and code-switched
+questions (`parallel.student_examples`), the pair folders' examples with their romanized rows and the held-out pairs
+of the dev metric (`parallel.corpus_examples`). The trainer receives the one `StudentInputs` object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.parallel import ParallelExamples, corpus_examples, student_examples
+from relkt.data.parallel_corpus import ParallelCorpus
+from relkt.data.selection import student_pool
+
+
+@dataclass
+class StudentInputs:
+    """| field | what |
+    |---|---|
+    | `pool` | the train split's QA pool the examples come from |
+    | `langs` | every student language; `qa_langs` those whose examples come from QA data |
+    | `language_texts` | every training text of those languages (what vocabulary extension reads) |
+    | `examples` | the parallel examples, QA and pair rows together (`ParallelExamples`) |
+    | `corpus_dev` | per language, the held-out pairs of the `corpus/P@1` dev metric ({} without pair folders) |
+    """
+
+    pool: LareqaPool
+    langs: list[str]
+    qa_langs: list[str]
+    language_texts: list[str]
+    examples: ParallelExamples
+    corpus_dev: dict[str, ParallelCorpus] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, data: Any, document: str, output_dir: str | Path, seed: int) -> StudentInputs:
+        """The inputs `data` (a StudentDataSection) asks for; `document` is `distill.document` (which answer the
+        student reads), `output_dir` where a translation cache defaults to."""
+        pool, qa_langs, langs, language_texts = student_pool(data, seed)
+        examples = student_examples(pool, qa_langs, data, document, output_dir, seed)
+        corpus_dev: dict[str, ParallelCorpus] = {}
+        if data.corpus_dir or data.more_pairs:  # general parallel text: question-side pairs, a held-out slice for dev
+            corpus, corpus_dev = corpus_examples(data, langs, seed)
+            examples.extend(corpus)
+        return cls(pool, list(langs), list(qa_langs), language_texts, examples, corpus_dev)
