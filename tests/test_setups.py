@@ -71,8 +71,12 @@ def test_a_bad_setup_is_named_with_its_file_and_field(setups, tmp_path, entry, m
 
 def test_crossval_takes_its_folds_and_configs_from_a_setup():
     crossval = trainer_script("crossval")
-    args = crossval.parse_args(["--setup", "xquad_muse_guarded", "--output", "out"])
-    assert args.folds == 5 and args.teacher_config.endswith("configs/xquad_muse_article_teacher.yaml")
-    assert args.student_config.endswith("configs/xquad_muse_guarded_student.yaml")
-    with pytest.raises(SystemExit):
-        crossval.parse_args(["--setup", "quickstart", "--output", "out"])  # a pipeline setup
+    cv = crossval.cross_validation(crossval.parse_args(["--setup", "xquad_muse_guarded", "--output", "out"]))
+    assert cv.folds == 5 and cv.teacher_config.endswith("configs/xquad_muse_article_teacher.yaml")
+    assert cv.student_config.endswith("configs/xquad_muse_guarded_student.yaml")
+    questions = crossval.cross_validation(
+        crossval.parse_args(["--setup", "xquad_muse_guarded_questions", "--output", "out", "--set", "seed=1"])
+    )
+    assert questions.sets == ["data.split_unit=question", "data.allow_test_overlap=true", "seed=1"]
+    with pytest.raises(ConfigError, match="a pipeline setup, not crossval"):
+        crossval.cross_validation(crossval.parse_args(["--setup", "quickstart", "--output", "out"]))
