@@ -80,3 +80,20 @@ def test_crossval_takes_its_folds_and_configs_from_a_setup():
     assert questions.sets == ["data.split_unit=question", "data.allow_test_overlap=true", "seed=1"]
     with pytest.raises(ConfigError, match="a pipeline setup, not crossval"):
         crossval.cross_validation(crossval.parse_args(["--setup", "quickstart", "--output", "out"]))
+
+
+def test_a_setups_student_set_reaches_the_student_alone_and_points_at_each_folds_teacher(tmp_path):
+    """xquad_muse_xy: the guarded student config, its teacher.spec set by the setup to the X-Y teacher's folder,
+    which crossval then points at each fold's teacher; the teacher pairs questions with other languages' answers."""
+    from pathlib import Path
+
+    from relkt.recipes.crossval import CrossValidation
+    from relkt.recipes.setups import get_setup
+
+    root = Path(__file__).resolve().parents[1]
+    setup = get_setup("xquad_muse_xy", root / "configs" / "setups.yaml", root)
+    cv = CrossValidation.from_setup(setup, root / "configs", tmp_path / "cv")
+    assert cv.student(1).teacher.spec == f"muse:{tmp_path / 'cv' / 'fold1' / 'teacher'}/best"
+    teacher = cv.teacher(1)
+    assert teacher.triplet.pairing == "cross" and len(teacher.data.train_langs) == 11
+    assert "teacher.spec" not in " ".join(cv.sets)  # the teacher's own config is not touched

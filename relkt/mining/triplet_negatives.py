@@ -24,10 +24,13 @@ class TripletNegatives:
 
     def __init__(self, pool, candidate_texts: list[str], triplet: Any, mining: Any, seed: int):
         self.triplet, self.mining, self.seed = triplet, mining, seed
-        positives = self.positives(pool, triplet.positives_per_question, seed)
+        positives = self.positives(pool, triplet.positives_per_question, seed, getattr(triplet, "pairing", "any"))
         self.anchor_q = np.array([i for i, g in enumerate(positives) for _ in g], dtype=np.int64)
         if not len(self.anchor_q):
-            raise ValueError("no training anchors: no question has a gold answer among the candidates")
+            raise ValueError(
+                "no training anchors: no question has a gold answer among the candidates"
+                + (f" (triplet.pairing: {triplet.pairing})" if getattr(triplet, "pairing", "any") != "any" else "")
+            )
         self.anchor_pos = np.concatenate([g for g in positives if len(g)]).astype(np.int64)
         self.anchor_gold = gold_matrix(pool.gold)[self.anchor_q]
         self.q_texts = np.array(pool.question_texts(), dtype=object)
@@ -45,15 +48,20 @@ class TripletNegatives:
         return len(self.anchor_q)
 
     @staticmethod
-    def positives(pool, per_question: int, seed: int) -> list[np.ndarray]:
-        """Each question's positives: all its gold answers, or (per_question = N > 0) the one in its own
-        language plus N-1 drawn from the rest; fixed by the seed so a resumed run sees the same anchors."""
-        if per_question <= 0:
-            return list(pool.gold)
-        rng = np.random.default_rng([seed, 7])
+    def positives(pool, per_question: int, seed: int, pairing: str = "any") -> list[np.ndarray]:
+        """Each question's positives among its gold answers of `pairing` (any language; `same`: the question's own;
+        `cross`: the others, X-Y): all of them, or (per_question = N > 0) the one in its own language plus N-1 drawn
+        from the rest; fixed by the seed so a resumed run sees the same anchors."""
         c_langs = pool.candidate_langs
+        golds = list(pool.gold)
+        if pairing != "any":
+            own = pairing == "same"
+            golds = [g[(c_langs[g] == q.lang) == own] for q, g in zip(pool.questions, golds)]
+        if per_question <= 0:
+            return golds
+        rng = np.random.default_rng([seed, 7])
         out = []
-        for q, g in zip(pool.questions, pool.gold):
+        for q, g in zip(pool.questions, golds):
             own = g[c_langs[g] == q.lang]
             rest = g[c_langs[g] != q.lang]
             k = max(per_question - len(own[:1]), 0)

@@ -88,6 +88,7 @@ class CrossValidation:
         if setup.recipe != "crossval":
             raise ConfigError(f"setup {setup.name}: a {setup.recipe} setup, not crossval")
         extra_sets = list(changes.pop("sets", ()))
+        changes["student_sets"] = [*setup.student_set, *changes.get("student_sets", ())]
         return cls(
             teacher_config=str(Path(configs_dir) / setup.teacher),
             student_config=str(Path(configs_dir) / setup.student),

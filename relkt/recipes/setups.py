@@ -37,6 +37,7 @@ class Setup:
     student_groups: tuple[StudentGroup, ...] = ()
     # crossval: KEY=VALUE overrides for both stages, before the command line's --set (e.g. data.split_unit=question)
     set: tuple[str, ...] = ()
+    student_set: tuple[str, ...] = ()  # crossval: KEY=VALUE overrides for the student(s) alone
 
     def configs(self) -> list[str]:
         return [c for c in dict.fromkeys((self.teacher, self.student, *self.more_students, *self.grow_students)) if c]

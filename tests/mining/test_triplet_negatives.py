@@ -4,6 +4,7 @@ checkpoint carries."""
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from relkt.data import Candidate, LareqaPool, Question
 from relkt.mining import TripletNegatives
@@ -58,3 +59,24 @@ def test_anchors_rounds_and_checkpoint_state():
     again = TripletNegatives(p, p.candidate_texts(), TRIPLET, MINING, seed=0)
     again.load_arrays(t.arrays())
     assert again.negatives.tolist() == t.negatives.tolist() and again.epoch_pairs.tolist() == t.epoch_pairs.tolist()
+
+
+@pytest.mark.parametrize("pairing", ["any", "same", "cross"])
+def test_pairing_picks_positives_in_the_question_language_or_the_others(tiny_data, pairing):
+    """tiny_data: 6 question ids in en and de, each with its answer sentence in both. `any`: both answers (24
+    anchors); `same` (X-X): the answer in the question's own language (12); `cross` (X-Y): the other one (12)."""
+    from relkt.data import LareqaPool
+
+    pool = LareqaPool.load(tiny_data, split="all")
+    positives = TripletNegatives.positives(pool, 0, 0, pairing)
+    c_langs = pool.candidate_langs
+    pairs = [(q.lang, c_langs[j]) for q, g in zip(pool.questions, positives) for j in g]
+    assert len(pairs) == {"any": 24, "same": 12, "cross": 12}[pairing]
+    if pairing == "same":
+        assert all(a == b for a, b in pairs)
+    if pairing == "cross":
+        assert all(a != b for a, b in pairs)
+    one = TripletNegatives.positives(pool, 1, 0, pairing)  # one a question: its own language's, or for X-Y another's
+    assert all(len(g) == 1 for g in one)
+    if pairing == "cross":
+        assert all(c_langs[g[0]] != q.lang for q, g in zip(pool.questions, one))
