@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from relkt import PAPER_WEIGHTS
 from relkt.config.sections import (
     GROWS_ON_RESUME,
     DistributeSection,
@@ -85,9 +86,6 @@ class StudentDataSection(PoolSection):
                 f"data.corpus_pairs_per_lang and data.corpus_dev_pairs must be >= 0, got "
                 f"{self.corpus_pairs_per_lang}, {self.corpus_dev_pairs}"
             )
-
-
-PAPER_WEIGHTS = {"beta": 0.001, "lam": 1.0, "omega": 0.01}  # Eq. 2's three weights and the paper's values
 
 
 @dataclass

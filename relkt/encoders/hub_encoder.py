@@ -95,15 +95,14 @@ class HubEncoder(SentenceEncoder):
     @property
     def dim(self) -> int:
         if self._dim is None:
-            # what the model gives, read once; a relkt.json that says otherwise is an edited or mismatched export
-            self._dim = int(self._loaded(tf.constant(["x"])).shape[-1])
-            said = self.metadata.get("dim")
-            if said is not None and said != self._dim:
-                raise EncoderError(
-                    f"{Path(self.handle) / 'relkt.json'}: dim: says {said!r}, but the SavedModel's embeddings have "
-                    f"{self._dim} dimensions; the export was edited or its files mixed: export it again"
-                )
+            self._dim = int(self.metadata.get("dim") or self._loaded(tf.constant(["x"])).shape[-1])
         return self._dim
+
+    def dim_mismatch(self, width: int) -> str:
+        return (
+            f"{Path(self.handle) / 'relkt.json'}: dim: says {self.metadata.get('dim')!r}, but the SavedModel's "
+            f"embeddings have {width} dimensions; the export was edited or its files mixed: export it again"
+        )
 
     def _preprocess(self, strings: tf.Tensor) -> tf.Tensor:
         return strings  # the SavedModel tokenizes inside its own graph

@@ -12,6 +12,8 @@ import numpy as np
 import tensorflow as tf
 from tqdm.auto import tqdm
 
+from relkt.errors import EncoderError
+
 
 def masked_mean(sequence: keras.KerasTensor, mask: keras.KerasTensor) -> keras.KerasTensor:
     """Mean over the positions where `mask` is 1 (the sentence-transformers pooling)."""
@@ -79,6 +81,10 @@ class SentenceEncoder(keras.Model):
         pieces per character vary by script (sentencepiece) counts pieces instead."""
         return np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
 
+    def dim_mismatch(self, width: int) -> str:
+        """The error when the model's embeddings are `width` wide, not `dim` (a subclass names where dim came from)."""
+        return f"{type(self).__name__}: its embeddings have {width} dimensions, but it says dim {self.dim}"
+
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress: bool | str = False) -> np.ndarray:
         """Embed `texts` in batches (longest first, so padding is trimmed per batch); rows in input order."""
         texts = list(texts)
@@ -110,6 +116,8 @@ class SentenceEncoder(keras.Model):
             pos = 0
             for features in ds:
                 emb = forward(features).numpy()
+                if emb.shape[-1] != out.shape[-1]:  # a model whose recorded dim is not its output's
+                    raise EncoderError(self.dim_mismatch(emb.shape[-1]))
                 out[order[pos : pos + len(emb)]] = emb
                 pos += len(emb)
                 bar.update(len(emb))

@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 
 import keras
 
+from relkt import PAPER_WEIGHTS
 from relkt.losses.distances import check_distance, infonce, row_distance
 from relkt.losses.loss_terms import DOCUMENT, TERMS, LossTerm, objective_terms, student_inputs, teacher_targets
 
 NEGATIVES = ("batch", "bank")
-PAPER_WEIGHTS = {"beta": 0.001, "lam": 1.0, "omega": 0.01}  # Eq. 2's weights at the paper's values
 
 
 def distillation_components(
