@@ -33,12 +33,19 @@ def modules():
         yield path, ("__init__" if parts == ("__init__",) else parts[0])
 
 
+def _is_module(name: str) -> bool:
+    return (ROOT / "relkt" / f"{name}.py").exists() or (ROOT / "relkt" / name).is_dir()
+
+
 def relkt_imports(tree: ast.AST) -> list[tuple[int, str]]:
     found = []
     for node in ast.walk(tree):
         names = []
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module] if node.module != "relkt" else [f"relkt.{a.name}" for a in node.names]
+            if node.module != "relkt":
+                names = [node.module]
+            else:  # `from relkt import io` is the module io; `from relkt import PAPER_WEIGHTS` is the root's name
+                names = [f"relkt.{a.name}" if _is_module(a.name) else "relkt.__init__" for a in node.names]
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         found += [(node.lineno, n.split(".")[1]) for n in names if n.startswith("relkt.")]
