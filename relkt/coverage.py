@@ -46,6 +46,7 @@ from relkt.cli_types import positive_int
 from relkt.errors import ConfigError
 from relkt.io import atomic_files, atomic_write_json, atomic_write_text, json_text
 from relkt.metrics import LareqaEvaluator
+from relkt.metrics.evaluator import EncodingCache
 from relkt.pair_coverage import add_language_arguments, run_languages
 from relkt.reports import plots
 from relkt.reports.coverage_report import bias_markdown, new_language_markdown, significance_markdown
@@ -112,8 +113,11 @@ def analyse(name: str, encoder, pool, evaluator, args, out: Path) -> dict:
     """Every per-encoder analysis from one encoding of the pool."""
     from relkt.analysis.tokenizer_audit import audit_tokenizer, tokenizer_of  # deferred: heavy (TensorFlow)
 
-    q, c = evaluator.encode(encoder)
-    results = evaluator.compute(q, c)
+    cached = EncodingCache(encoder)
+    evaluator(cached)  # the protocol; the bias analyses below read the same embeddings from the cache
+    results = evaluator.last_results
+    q = cached.encode(pool.question_texts(), batch_size=evaluator.batch_size)
+    c = cached.encode(pool.candidate_texts(evaluator.with_context), batch_size=evaluator.batch_size)
     langs, heat = limit_to_one_target(q, c, pool)
     _, dist = top_k_language_distribution(q, c, pool, k=args.top_k)
     pca_langs = [x for x in args.pca_langs.split(",") if x in langs][:2]

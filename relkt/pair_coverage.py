@@ -36,6 +36,7 @@ from relkt.data.qa_source import QaSource
 from relkt.errors import ConfigError, DataError
 from relkt.io import atomic_files, json_text
 from relkt.metrics import LareqaEvaluator
+from relkt.metrics.evaluator import EncodingCache, run_evaluators
 from relkt.metrics.pair_retrieval import centered, hub_share, pair_retrieval
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.reports.language_coverage_report import coverage_figure, languages_markdown
@@ -194,16 +195,15 @@ def score_encoder(encoder, quiet, items: dict, batch_size: int) -> tuple[dict, d
 def score_test_source(encoder, quiet, test_dir: str, batch_size: int) -> tuple[dict, dict[str, np.ndarray]]:
     """{lang: {"mAP", "article P@1"}} on the whole test source, and per-question article hits (for McNemar); articles
     are read whole (`reading_whole`), as relkt.evaluate reads them."""
-    from relkt.encoders.sentence_encoder import reading_whole  # deferred: TensorFlow
+    from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator  # deferred: TensorFlow
 
     source = QaSource.open(test_dir)
     pool = LareqaPool.from_source(source)
     evaluator = LareqaEvaluator(pool, batch_size=batch_size)
     units = XxEnUnitEvaluator(pool.questions, english_units(source, ["article"]), batch_size=batch_size)
-    q, c = evaluator.encode(quiet)
-    with reading_whole(encoder, SCORING_MAX_LENGTH):
-        u = units.encode_units(quiet)
-    results, article = evaluator.compute(q, c), units.compute(q, u)["article"]
+    whole = ReadingWholeEvaluator(units, encoder, SCORING_MAX_LENGTH)  # questions from the cache, articles whole
+    run_evaluators([evaluator, whole], EncodingCache(quiet))
+    results, article = evaluator.last_results, units.last_results["article"]
     langs = np.asarray(pool.question_langs)
     hit = units.per_question["article"]
     figures = {

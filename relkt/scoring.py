@@ -29,6 +29,7 @@ from relkt.data.selection import load_split, measured_split, scored_source
 from relkt.errors import ConfigError
 from relkt.io import atomic_files, json_text
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
+from relkt.metrics.evaluator import EncodingCache, run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
@@ -104,16 +105,15 @@ def score(
     warn_cut_units(encoder, units)
     evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=batch_size)
     unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=batch_size)
-    quiet = encoder if progress else QuietEncoder(encoder)
+    cached = EncodingCache(encoder if progress else QuietEncoder(encoder))
     t0 = time.perf_counter()
-    q, c = evaluator.encode(quiet)
-    u = unit_evaluator.encode_units(quiet)
-    t1 = time.perf_counter()
-    results = evaluator.compute(q, c)
-    results.update({f"xx_en_{unit}": block for unit, block in unit_evaluator.compute(q, u).items()})
+    run_evaluators([evaluator, unit_evaluator], cached)  # the protocol; the questions are encoded once for both
+    results = dict(evaluator.last_results)
+    results.update({f"xx_en_{unit}": block for unit, block in unit_evaluator.last_results.items()})
     if corpus_dir:
-        results["corpus"] = corpus_bitext(corpus_dir, corpus_dev_pairs, pool.langs, quiet, batch_size)
+        results["corpus"] = corpus_bitext(corpus_dir, corpus_dev_pairs, pool.langs, cached, batch_size)
     t2 = time.perf_counter()
+    t1 = t0 + cached.seconds  # encoding, then ranking and counting
     results["setup"] = {
         "encoder": spec,
         "source": str(source.path),

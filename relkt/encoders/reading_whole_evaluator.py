@@ -17,3 +17,9 @@ class ReadingWholeEvaluator:
     def __call__(self, encoder) -> dict[str, float]:
         with reading_whole(self.model, self.max_length):
             return self.evaluator(encoder)
+
+    def __getattr__(self, name: str):
+        """The wrapped evaluator's results (`last_results`, `per_question`) read through the wrapper."""
+        if name == "evaluator":  # not set yet (unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.evaluator, name)

@@ -9,6 +9,7 @@ the LAReQA evaluator's question embeddings): what a trainer's dev evaluation and
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -26,7 +27,8 @@ class TextEncoder(Protocol):
 
 
 class Evaluator(Protocol):
-    """Encoder in, flat prefixed metrics out."""
+    """Encoder in, flat prefixed metrics out (the one interface callers use; an evaluator with nested results keeps
+    its last call's in `last_results`, and each question's scores in `per_question`)."""
 
     name: str
     primary_metric: str
@@ -41,15 +43,19 @@ def register_evaluator(cls: type) -> type:
 
 
 class EncodingCache:
-    """An encoder that encodes each distinct list of texts once (keyed by the texts), for one round of evaluators."""
+    """An encoder that encodes each distinct list of texts once (keyed by the texts), for one round of evaluators;
+    `seconds` is the time spent encoding, and a caller that needs the embeddings themselves (the bias analyses)
+    asks the cache for them after the round, at no cost."""
 
     def __init__(self, encoder: TextEncoder):
-        self.encoder, self._held = encoder, {}
+        self.encoder, self._held, self.seconds = encoder, {}, 0.0
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress: bool | str = False) -> np.ndarray:
         key = tuple(texts)
         if key not in self._held:
+            t0 = time.perf_counter()
             self._held[key] = self.encoder.encode(list(texts), batch_size=batch_size, progress=progress)
+            self.seconds += time.perf_counter() - t0
         return self._held[key]
 
 

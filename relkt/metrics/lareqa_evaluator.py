@@ -135,7 +135,9 @@ class LareqaEvaluator:
         return self.compute(*self.encode(encoder))
 
     def __call__(self, encoder: TextEncoder) -> dict[str, float]:
-        return self.flat(self.results(encoder))
+        """The protocol: flat metrics; the nested ones stay in `last_results`, each question's in `per_question`."""
+        self.last_results = self.results(encoder)
+        return self.flat(self.last_results)
 
     @staticmethod
     def flat(results: dict) -> dict[str, float]:

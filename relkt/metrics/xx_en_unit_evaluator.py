@@ -72,7 +72,9 @@ class XxEnUnitEvaluator:
         return self.compute(question_emb, self.encode_units(encoder))
 
     def __call__(self, encoder: TextEncoder) -> dict[str, float]:
-        return self.flat(self.results(encoder))
+        """The protocol: flat metrics; the nested blocks stay in `last_results`, hits in `per_question`."""
+        self.last_results = self.results(encoder)
+        return self.flat(self.last_results)
 
     @staticmethod
     def flat(results: Mapping[str, Mapping[str, Mapping[str, float]]]) -> dict[str, float]:

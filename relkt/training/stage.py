@@ -18,7 +18,7 @@ from relkt.data.selection import dev_pool, train_source
 from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator
 from relkt.encoders.sentence_encoder import QuietEncoder
 from relkt.errors import CheckpointError, Interrupted, is_interrupt
-from relkt.metrics import EVALUATORS
+from relkt.metrics import LareqaEvaluator, XxEnUnitEvaluator
 from relkt.metrics.evaluator import Evaluator
 from relkt.training.distribute import make_strategy, set_precision, worker
 from relkt.training.run_folder import run_trainer
@@ -89,11 +89,11 @@ def dev_evaluators(config: Any, encoder) -> list[Evaluator]:
     unit of the data set, read whole (`reading_whole` on `encoder`) as relkt.evaluate reads them."""
     pool = dev_pool(config)
     evaluators: list[Evaluator] = [
-        EVALUATORS["lareqa"](pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
+        LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
     ]
     units = english_units(train_source(config.data), config.eval.xx_en_units, scored=[q.qas_id for q in pool.questions])
     if units:
-        unit_evaluator = EVALUATORS["xx_en_units"](pool.questions, units, batch_size=config.eval.batch_size)
+        unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=config.eval.batch_size)
         evaluators.append(ReadingWholeEvaluator(unit_evaluator, encoder, SCORING_MAX_LENGTH))
     return evaluators
 
