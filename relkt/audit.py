@@ -1,8 +1,6 @@
-"""How well each encoder's tokenizer reads each language of a split, without encoding anything (the tokenizer
-section of the one coverage command, alone: `python -m relkt.coverage --tokenizers-only` reports the same).
-
-    python -m relkt.audit --encoder zero-shot=minilm --encoder student=hub:runs/x/student_vocab/best \
-        --data-dir ../shared/data/xquad-r --split test [--texts questions|candidates|both] [--output audit.json]
+"""How well each encoder's tokenizer reads each language of a split, without encoding anything: the tokenizer
+section of the one coverage command (`python -m relkt.coverage --encoder NAME=SPEC --tokenizers-only`, or `relkt
+coverage ... --tokenizers-only`), whose table and report `audit_pool` makes.
 
 Per language: the share of WordPiece pieces that are [UNK], the share of texts with at least one [UNK],
 pieces per whitespace word, and the share of texts longer than the encoder's max_length (cut when
@@ -12,52 +10,13 @@ tokenizer (n-gram hashing, mUSE's in-graph sentencepiece) are named and skipped.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 
-from relkt.cli import add_pool_arguments, load_pool, named_specs, run_cli
-from relkt.cli_types import writable_file
-from relkt.io import atomic_write_json
+from relkt.cli import load_pool, named_specs
 from relkt.reports.tables import audit_table
 from relkt.requests import AuditRequest
 
 TEXTS = ("questions", "candidates", "both")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m relkt.audit", description=__doc__.split("\n")[0])
-    p.add_argument(
-        "--encoder",
-        action="append",
-        required=True,
-        metavar="NAME=SPEC",
-        help="an encoder to audit (repeat); SPEC as for relkt.evaluate",
-    )
-    add_pool_arguments(p)
-    p.add_argument("--texts", default="questions", choices=TEXTS, help="which texts to tokenize (default: questions)")
-    p.add_argument(
-        "--output", type=writable_file, default=None, help="write {encoder: {lang: audit}} as JSON here (default: none)"
-    )
-    return p
-
-
-def parse_args(argv: Sequence[str] | None = None):
-    return build_parser().parse_args(argv)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: audit(AuditRequest(**vars(parse_args(argv)))), verbose=False)
-
-
-def audit(args: AuditRequest) -> int:
-    table, report = audit_pool(args)
-    print(f"{args.split} split, {args.texts}:")
-    print(table)
-    if args.output:
-        atomic_write_json(args.output, report)
-        print(f"wrote {args.output}")
-    return 0
 
 
 def audit_pool(args: AuditRequest) -> tuple[str, dict]:
@@ -87,7 +46,3 @@ def audit_pool(args: AuditRequest) -> tuple[str, dict]:
             lang: audit_tokenizer(tokenizer, texts, max_length=limit) for lang, texts in texts_by_lang.items()
         }
     return audit_table(audits, pool.langs), {"split": args.split, "texts": args.texts, "audits": audits}
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -14,7 +14,6 @@ COMMANDS = {
     "train-student": ("relkt.train_student", "stage 2: distil the frozen teacher into a student across languages"),
     "evaluate": ("relkt.evaluate", "score an encoder: LAReQA, XX->EN by answer unit, translation retrieval"),
     "coverage": ("relkt.coverage", "languages from pair files, LAReQA's language-bias analyses, or both"),
-    "audit": ("relkt.audit", "each encoder's tokenizer on a split's texts, without encoding"),
     "interpolate": ("relkt.interpolate", "WiSE-FT mixes of a teacher and its student, alpha chosen on dev"),
 }
 

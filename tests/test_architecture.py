@@ -101,6 +101,10 @@ def test_imports_inside_functions_say_why_they_are_deferred():
         "relkt.interpolate",
         "relkt.train_teacher",
         "relkt.train_student",
+        "relkt.scoring",
+        "relkt.api",
+        "relkt.recipes.crossval",
+        "relkt.command",
     ],
 )
 def test_tensorflow_free_layers_do_not_load_it(module):

@@ -1,8 +1,9 @@
-"""relkt.audit: tokenizer coverage per language, from the encoders' own tokenizers (no encoding)."""
+"""The tokenizer audit (relkt.audit, reported by `relkt.coverage --tokenizers-only`): tokenizer coverage per language,
+from the encoders' own tokenizers (no encoding)."""
 
 import json
 
-from relkt import audit
+from relkt import coverage
 from relkt.encoders.export import export_encoder
 from relkt.encoders.vocab_extension import extend_vocabulary
 from tests.helpers.data import ARTICLES
@@ -18,19 +19,20 @@ def test_audit_shows_extension_removing_unknown_pieces(tiny_data, tmp_path, caps
         f"extended=hub:{export_encoder(extended, tmp_path / 'ext')}",
         "hashing=ngram",
     ]
-    out = tmp_path / "audit.json"
+    folder = tmp_path / "coverage"
     args = sum((["--encoder", s] for s in specs), []) + [
         "--data-dir",
         str(tiny_data),
         "--split",
         "all",
         "--output",
-        str(out),
+        str(folder),
+        "--tokenizers-only",
     ]
-    assert audit.main(args) == 0
+    assert coverage.main(args) == 0
     captured = capsys.readouterr()
     assert "hashing (ngram): no WordPiece tokenizer to audit; skipped" in captured.err
-    audits = json.loads(out.read_text())["audits"]
+    audits = json.loads((folder / "report.json").read_text())["audits"]
     assert audits["hashing"] is None
     # The tiny English vocabulary lacks most German words: every German question has an [UNK]; the
     # extension built from those questions leaves none, and adds no [UNK] elsewhere (its letters also
@@ -43,15 +45,10 @@ def test_audit_shows_extension_removing_unknown_pieces(tiny_data, tmp_path, caps
     assert "/ 100.0 /" in de_row and de_row.split("|")[3].strip().startswith("0.0 / 0.0 /")
     # tiny_bert's max_length 16 holds every tiny question: none is cut.
     assert audits["base"]["de"]["texts_cut"] == 0.0 and de_row.split("|")[2].strip().endswith("/ 0.0")
-    # The one coverage command reports the same audit (--tokenizers-only), as a report folder.
-    from relkt import coverage
-
-    folder = tmp_path / "coverage"
-    assert coverage.main([*args[:-1], str(folder), "--tokenizers-only"]) == 0
-    assert json.loads((folder / "report.json").read_text())["audits"] == json.loads(out.read_text())["audits"]
     assert de_row in (folder / "report.md").read_text()
 
 
-def test_audit_rejects_an_unnamed_encoder(tiny_data, capsys):
-    assert audit.main(["--encoder", "ngram", "--data-dir", str(tiny_data)]) == 2
+def test_audit_rejects_an_unnamed_encoder(tiny_data, tmp_path, capsys):
+    argv = ["--encoder", "ngram", "--data-dir", str(tiny_data), "--tokenizers-only", "--output", str(tmp_path / "r")]
+    assert coverage.main(argv) == 2
     assert "expected NAME=SPEC" in capsys.readouterr().err
