@@ -27,7 +27,7 @@ def test_good_flags_parse(tmp_path):
     assert args.split_fractions == (0.6, 0.2, 0.2) and args.batch_size == 64 and not list((tmp_path / "a").iterdir())
 
 
-@pytest.mark.parametrize("cli", ["evaluate", "audit", "coverage", "interpolate"])
+@pytest.mark.parametrize("cli", ["evaluate", "coverage", "interpolate"])
 def test_every_flag_has_help_that_shows_its_default(cli):
     import importlib
 
