@@ -236,7 +236,6 @@ def score_run(
     identity = export_identity(spec)
     if output.exists():
         if json.loads(output.read_text()).get("setup", {}).get("export") == identity:
-            log.info("kept %s", output)
             print(f"kept {output}")
             return
         print(f"rescoring {output}: {spec} is not the export it scored")
