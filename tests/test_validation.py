@@ -66,6 +66,40 @@ def test_a_group_of_the_source_language_alone_is_refused():
 
 
 @pytest.mark.parametrize(
+    "key", ["data.student_langs", "data.corpus_langs", "data.code_switch_sources", "eval.langs", "eval.question_langs"]
+)
+def test_an_empty_list_never_means_every_one(key, tmp_path, tiny_data, ngram_teacher, capsys):
+    """An empty list used to mean every language (or source): a group of the source language alone trained on all.
+    Now `all` says it, and an empty list is one error naming the key, before anything trains."""
+    err = refused(tmp_path, tiny_data, ngram_teacher, capsys, **{key: []})
+    assert f"{key}: an empty list names nothing" in err and "write `all`" in err
+
+
+def test_all_names_every_language_found(tmp_path, tiny_data):
+    from relkt.config import StudentConfig, load_config
+    from relkt.data.selection import student_pool
+
+    every = load_config(StudentConfig, None, [f"data.data_dir={tiny_data}", "data.student_langs=all"])
+    some = load_config(StudentConfig, None, [f"data.data_dir={tiny_data}", "data.student_langs=[de]"])
+    assert every.data.student_langs == "all" and some.data.student_langs == ["de"]
+    assert sorted(student_pool(every.data, every.seed)[2]) == ["de", "en"]
+    assert student_pool(some.data, some.seed)[2] == ["de"]
+
+
+def test_a_run_saved_with_an_empty_list_resumes_as_all():
+    """relkt before #59 saved `student_langs: []` for every language: such a run folder resumes unchanged."""
+    from relkt.config import StudentConfig
+    from relkt.training.run_folder import read_as_today
+
+    saved = {"data.student_langs": [], "data.translate_langs": [], "eval.langs": ["en"]}
+    assert read_as_today(StudentConfig, saved) == {
+        "data.student_langs": "all",
+        "data.translate_langs": [],  # [] = none there, as before
+        "eval.langs": ["en"],
+    }
+
+
+@pytest.mark.parametrize(
     "groups,expected",
     [
         ({"a": {"langs": ["de"]}, "b": {"langs": ["en"], "set": {"distill.zeta": 1}}}, "student_groups.b"),

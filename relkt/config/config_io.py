@@ -29,6 +29,11 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
     if origin in (Union, types.UnionType):
         if value is None and type(None) in args:
             return None
+        if Literal["all"] in args and value in ([], (), ""):  # relkt.config.sections.Names
+            raise ConfigError(
+                f"{where}: an empty list names nothing (it never means every one); write `all` for every one "
+                "found, or list them"
+            )
         errors = []
         for arg in (a for a in args if a is not type(None)):
             try:

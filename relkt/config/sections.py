@@ -8,12 +8,29 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from relkt import ALL, named
 from relkt.errors import ConfigError
 
 # Field metadata of a count that may grow when a finished run is run again: training it further is the same run, as
 # if it had been started with the larger count (epoch e's data order depends only on (seed, e)). It may not shrink.
 # relkt.training.run_folder reads it through `growable_keys`.
 GROWS_ON_RESUME = {"grows_on_resume": True}
+
+# A setting that names languages (or sources) or says `all`: `all` is every one found, and an empty list is refused
+# (relkt.config.config_io), never read as "every one". Read it with `chosen` or `named`.
+Names = Literal["all"] | list[str]
+
+
+def names_keys(cls: type, prefix: str = "") -> set[str]:
+    """The dotted keys of config class `cls` typed `Names`: those an older relkt left empty to mean every one."""
+    keys, hints = set(), typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if hints[f.name] == Names:
+            keys.add(prefix + f.name)
+        elif dataclasses.is_dataclass(hints[f.name]):
+            keys |= names_keys(hints[f.name], f"{prefix}{f.name}.")
+    return keys
+
 
 # What a split keeps on one side (relkt.data.splits.SPLIT_UNITS; config imports no data code).
 SPLIT_UNITS = ("article", "context", "question")
@@ -112,10 +129,10 @@ class EvalSection:
     """Dev evaluation during training (the metrics of relkt.evaluate on the dev split)."""
 
     every_steps: int = 100  # evaluate on dev every N training steps
-    langs: list[str] = field(default_factory=list)  # [] = every language found
+    langs: Names = ALL  # the dev languages, or all: every language found
     # The dev questions scored, among `langs` (their candidates stay every one of `langs`: XX->EN needs English's);
-    # [] = every language of `langs`. A student group's dev metric reads its own languages this way.
-    question_langs: list[str] = field(default_factory=list)
+    # all = every language of `langs`. A student group's dev metric reads its own languages this way.
+    question_langs: Names = ALL
     primary_metric: str = "xx_en/en/P@1"  # any key relkt.evaluate reports, e.g. lareqa/mAP, xx_en/P@1
     max_questions: int = 0  # 0 = all dev questions
     batch_size: int = 128  # texts per encoding batch in dev evaluation
@@ -132,16 +149,16 @@ class EvalSection:
     xx_en_units: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
-        outside = [x for x in self.question_langs if self.langs and x not in self.langs]
+        outside = [x for x in named(self.question_langs) or [] if self.langs != ALL and x not in self.langs]
         if outside:
             raise ConfigError(f"eval.question_langs: {', '.join(outside)} not in eval.langs {self.langs}")
         bad = [u for u in self.xx_en_units if u not in XX_EN_UNITS]
         if bad:
             raise ConfigError(f"eval.xx_en_units: {bad} are not units; valid: {', '.join(XX_EN_UNITS)}")
-        named = re.match(rf"^xx_en_({_UNIT})/", self.primary_metric)
-        if named and named.group(1) not in self.xx_en_units:
+        unit = re.match(rf"^xx_en_({_UNIT})/", self.primary_metric)
+        if unit and unit.group(1) not in self.xx_en_units:
             raise ConfigError(
-                f"eval.primary_metric {self.primary_metric!r} needs eval.xx_en_units to list {named.group(1)!r}"
+                f"eval.primary_metric {self.primary_metric!r} needs eval.xx_en_units to list {unit.group(1)!r}"
             )
         if self.every_steps < 1:
             raise ConfigError(f"eval.every_steps must be >= 1, got {self.every_steps}")
@@ -197,7 +214,7 @@ class DistributeSection:
     """Where training runs: TensorFlow's own distribution strategies, and mixed precision."""
 
     strategy: Literal["default", "mirrored", "multi_worker", "tpu"] = "default"  # tf.distribute strategy
-    devices: list[str] = field(default_factory=list)  # mirrored: [] = every local GPU (or the CPU)
+    devices: Names = ALL  # mirrored: the devices, or all: every local GPU (or the CPU)
     tpu_address: str = ""  # tpu: the TPUClusterResolver address ("" = the local/default TPU)
     # Keras mixed policy (embeddings, losses stay float32)
     mixed_precision: Literal["none", "bfloat16", "float16"] = "none"

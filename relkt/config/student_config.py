@@ -7,12 +7,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from relkt import PAPER_WEIGHTS
+from relkt import ALL, PAPER_WEIGHTS
 from relkt.config.sections import (
     GROWS_ON_RESUME,
     DistributeSection,
     EncoderSection,
     EvalSection,
+    Names,
     PoolSection,
     ScheduleSection,
 )
@@ -24,7 +25,7 @@ class StudentDataSection(PoolSection):
     """The student's data: which languages it learns, from which parallel text."""
 
     source_lang: str = "en"  # the teacher's language (English was the paper's best teacher language)
-    student_langs: list[str] = field(default_factory=list)  # languages the student learns; [] = every one found
+    student_langs: Names = ALL  # languages the student learns, or all: every one found
     parallel: Literal["dataset", "translate"] = "dataset"  # human parallel questions, or machine translation
     translator: Literal["argos", "apertium"] = "argos"  # the machine-translation backend of `parallel: translate`
     translation_cache: str = ""  # default: <output_dir>/translations.json
@@ -36,7 +37,7 @@ class StudentDataSection(PoolSection):
     # answer, beside whatever other pairs they get ([] = none).
     code_switch_langs: list[str] = field(default_factory=list)
     code_switch_dir: str = ""  # a folder of {lang}.tsv dictionaries (source, en, xx), e.g. ../shared/data/names
-    code_switch_sources: list[str] = field(default_factory=list)  # its rows' `source` values used; [] = all
+    code_switch_sources: Names = ALL  # its rows' `source` values used, or all
     code_switch_ratio: float = 0.5  # the chance that a word or name with a dictionary entry is switched
     # languages whose pair-file questions (corpus_dir, more_pairs) train twice: as written and romanized (anyascii,
     # relkt.data.romanize), both paired with the teacher's English; for scripts the base reads as <unk> only
@@ -45,7 +46,7 @@ class StudentDataSection(PoolSection):
     # ../shared/data/parallel. A pair teaches the question side only (beta, and the ranking term with contrast). A
     # question file (id, split, xx, en: ../shared/data/xor-questions) trains on its `split = train` rows alone.
     corpus_dir: str = ""  # "" = none
-    corpus_langs: list[str] = field(default_factory=list)  # [] = every student language with a file in corpus_dir
+    corpus_langs: Names = ALL  # all = every student language with a file in corpus_dir
     corpus_pairs_per_lang: int = 2000  # training pairs drawn (seeded) per language; 0 = all of them
     # pairs per language held out for the corpus dev metric: each source's last rows in its share (whole documents;
     # never hashed lines, whose neighbours would train)

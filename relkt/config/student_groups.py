@@ -40,7 +40,7 @@ class StudentGroup:
         the source language's candidates; none there (a source of English questions alone): the source language's,
         and a dev metric of pairs (corpus/P@1) reads the group's languages."""
         student_langs = [lang for lang in self.langs if lang != source_lang]
-        if not student_langs:  # `data.student_langs: []` would mean every language: the group would train on all
+        if not student_langs:  # a student with no language to learn (an empty list is refused, never "all")
             raise ConfigError(
                 f"student_groups.{self.name}: langs {list(self.langs)} hold only the source language "
                 f"{source_lang}, which a student does not learn; add {source_lang} to another group"

@@ -38,11 +38,14 @@ class BilingualDictionary:
     entries: dict[tuple[str, ...], tuple[str, ...]]
 
     @classmethod
-    def read(cls, folder: str | Path, lang: str, sources: Iterable[str] = ()) -> BilingualDictionary:
+    def read(cls, folder: str | Path, lang: str, sources: Iterable[str] | None = None) -> BilingualDictionary:
         """`folder/{lang}.tsv`, read strictly (a broken line is one error naming file and line), its rows with a
-        `source` in `sources` ([] = all); a source no row has is an error (a misspelt name would switch nothing)."""
+        `source` in `sources` (None = all; an empty list names none and is an error); a source no row has is an error
+        (a misspelt name would switch nothing)."""
         pairs = read_pairs(folder, lang, max_bad_share=0.0)
-        wanted = set(sources)
+        if sources is not None and not list(sources):
+            raise ValueError("sources: an empty list names no source; pass None for every one")
+        wanted = set(sources or ())
         unknown = sorted(wanted - set(pairs.source))
         if unknown:
             raise DataError(
@@ -53,7 +56,7 @@ class BilingualDictionary:
         for en, xx, source in zip(pairs.en, pairs.xx, pairs.source):
             words = tuple(w.lower() for w in WORD.findall(en))
             whole = " ".join(WORD.findall(en)) == en and not xx.startswith("#")  # not MUSE's "#the" tag rows
-            if whole and (not wanted or source in wanted) and 0 < len(words) <= MAX_ENTRY_WORDS:
+            if whole and (sources is None or source in wanted) and 0 < len(words) <= MAX_ENTRY_WORDS:
                 grouped.setdefault(words, [])
                 if xx not in grouped[words]:
                     grouped[words].append(xx)
@@ -67,10 +70,11 @@ class CodeSwitcher:
     are passed either way. The draws come from a generator seeded by (seed, language, text), so a text is switched
     the same way in every run and whatever else is switched beside it."""
 
-    def __init__(self, folder: str | Path, ratio: float, seed: int = 0, sources: Sequence[str] = ()):
+    def __init__(self, folder: str | Path, ratio: float, seed: int = 0, sources: Sequence[str] | None = None):
         if not 0 < ratio <= 1:
             raise ValueError(f"ratio must be in (0, 1], got {ratio}")
-        self.folder, self.ratio, self.seed, self.sources = Path(folder), ratio, seed, tuple(sources)
+        self.folder, self.ratio, self.seed = Path(folder), ratio, seed
+        self.sources = None if sources is None else tuple(sources)  # None: every source
         self._dictionaries: dict[str, BilingualDictionary] = {}
 
     def dictionary(self, lang: str) -> BilingualDictionary:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from relkt import ALL, chosen, named
 from relkt.data.code_switch import CodeSwitcher
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import ParallelCorpus, pair_file, pair_languages, read_pairs
@@ -129,7 +130,7 @@ def student_examples(
             parallel_from_translation(pool, data.translate_langs, translator, data.source_lang, data.with_context)
         )
     if data.code_switch_langs:  # question-shaped pairs without a translator
-        switcher = CodeSwitcher(data.code_switch_dir, data.code_switch_ratio, seed, data.code_switch_sources)
+        switcher = CodeSwitcher(data.code_switch_dir, data.code_switch_ratio, seed, named(data.code_switch_sources))
         examples.extend(
             parallel_from_translation(pool, data.code_switch_langs, switcher, data.source_lang, data.with_context)
         )
@@ -144,11 +145,11 @@ def pair_files_read(data, langs: Sequence[str]) -> dict[str, Path]:
     resumed run must find unchanged (run fingerprints)."""
     out: dict[str, Path] = {}
     folders = ([(data.corpus_dir, data.corpus_langs)] if data.corpus_dir else []) + [
-        (folder, []) for folder in data.more_pairs
+        (folder, ALL) for folder in data.more_pairs
     ]
-    for folder, chosen in folders:
+    for folder, wanted in folders:
         have = pair_languages(folder)
-        for lang in chosen or [x for x in langs if x != data.source_lang and x in have]:
+        for lang in chosen(wanted, [x for x in langs if x != data.source_lang and x in have]):
             out[f"{Path(folder).name}/{lang}.tsv"] = pair_file(folder, lang)
     for lang in data.code_switch_langs:
         out[f"{Path(data.code_switch_dir).name}/{lang}.tsv"] = pair_file(data.code_switch_dir, lang)
@@ -180,7 +181,7 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
         except DataError as e:
             raise DataError(f"data.{key}: {e}") from None
         if key == "corpus_dir":
-            wanted = data.corpus_langs or [x for x in langs if x != data.source_lang and x in have]
+            wanted = chosen(data.corpus_langs, [x for x in langs if x != data.source_lang and x in have])
         else:
             wanted = [x for x in langs if x != data.source_lang and x in have]
         for lang in wanted:

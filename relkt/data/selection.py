@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from relkt import ALL, chosen, named
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import pair_languages
 from relkt.data.qa_source import QaSource
@@ -144,17 +145,17 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
     `data.max_train_questions`, N source questions are drawn and each keeps its translations."""
     check_test_source(data)
     pool = load_split(data, "train")
-    langs = data.student_langs or pool.langs
+    langs = chosen(data.student_langs, pool.langs)
     if data.source_lang not in pool.langs:
         raise ConfigError(
             f"data.source_lang: no {data.source_lang} data in the training source (it holds {', '.join(pool.langs)})"
         )
     for key in ("romanize_langs", "translate_langs", "code_switch_langs", "corpus_langs"):
-        outside = [x for x in getattr(data, key) if x not in langs]
+        outside = [x for x in named(getattr(data, key)) or [] if x not in langs]
         if outside:  # a code no student language has (a typo, `qq`) would be ignored
             raise ConfigError(
                 f"data.{key}: {', '.join(outside)} is not a student language ({', '.join(langs)}"
-                f"{'' if data.student_langs else ': every language of the training source'}); add it to "
+                f"{': every language of the training source' if data.student_langs == ALL else ''}); add it to "
                 "data.student_langs or drop it"
             )
     qa_langs = [x for x in langs if x in pool.langs] if data.parallel == "dataset" else list(langs)
@@ -189,8 +190,8 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
 def dev_pool(config: Any) -> LareqaPool:
     """The dev split a run evaluates on: `eval.langs` (the questions of `eval.question_langs` alone, when set),
     passages for a passage teacher, `eval.max_questions`."""
-    pool = load_split(config.data, "dev", langs=config.eval.langs or None)
-    if config.eval.question_langs:
+    pool = load_split(config.data, "dev", langs=named(config.eval.langs))
+    if config.eval.question_langs != ALL:
         pool = pool.subset(question_langs=config.eval.question_langs)
     if getattr(config.data, "answer_unit", "sentence") == "passage":
         pool = pool.to_passages()
@@ -200,9 +201,9 @@ def dev_pool(config: Any) -> LareqaPool:
 def languages_read(config: Any) -> set[str] | None:
     """The languages whose files a run reads (None: every file of the folder): what its fingerprints must cover,
     and no more (a file it never reads cannot change its result). A teacher reads its train and answer languages,
-    its dev languages (all when `eval.langs` is empty) and English for `eval.xx_en_units`; a student reads all."""
+    its dev languages (all when `eval.langs` says all) and English for `eval.xx_en_units`; a student reads all."""
     data = config.data
-    if not hasattr(data, "train_langs") or not config.eval.langs:
+    if not hasattr(data, "train_langs") or config.eval.langs == ALL:
         return None
     return (
         set(data.train_langs)

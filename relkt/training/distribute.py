@@ -8,6 +8,8 @@ import os
 import keras
 import tensorflow as tf
 
+from relkt import named
+
 POLICIES = {"none": "float32", "bfloat16": "mixed_bfloat16", "float16": "mixed_float16"}
 
 
@@ -17,7 +19,7 @@ def make_strategy(section) -> tf.distribute.Strategy:
     if section.strategy == "default":
         return tf.distribute.get_strategy()
     if section.strategy == "mirrored":
-        return tf.distribute.MirroredStrategy(section.devices or None)
+        return tf.distribute.MirroredStrategy(named(section.devices))
     if section.strategy == "multi_worker":
         if "TF_CONFIG" not in os.environ:
             raise ValueError("distribute.strategy=multi_worker needs TF_CONFIG describing the cluster and this task")

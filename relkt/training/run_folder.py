@@ -15,9 +15,10 @@ from typing import Any
 import keras
 import yaml
 
+from relkt import ALL
 from relkt.config import save_config, to_dict
 from relkt.config.config_io import upgraded
-from relkt.config.sections import growable_keys
+from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.errors import ConfigError, WriteError
 from relkt.io import atomic_write_json, os_reason, write_errors
@@ -37,6 +38,13 @@ def settings_before_they_existed(saved: dict[str, Any]) -> dict[str, Any]:
     with what it used."""
     rows = saved.get("student.language_rows.langs")
     return {"schedule.sparse_rows": "lazy" if rows else "dense"}
+
+
+def read_as_today(cls: type, saved: dict[str, Any]) -> dict[str, Any]:
+    """A saved run's flattened config with what an older relkt wrote differently read as today's: a `Names` setting
+    left empty then meant every one (`all` today); today an empty list is refused."""
+    keys = names_keys(cls)
+    return {k: (ALL if k in keys and v == [] else v) for k, v in saved.items()}
 
 
 def flat_keys(d: dict, prefix: str = "") -> dict[str, Any]:
@@ -73,7 +81,7 @@ def prepare_output_dir(config: Any) -> Path:
     saved = out / "config.yaml"
     # Until a checkpoint exists nothing was trained: a corrected config (after a late error) simply replaces it.
     if saved.exists() and (out / "checkpoint").exists():
-        before = flat_keys(upgraded(type(config), yaml.safe_load(saved.read_text()) or {}))
+        before = read_as_today(type(config), flat_keys(upgraded(type(config), yaml.safe_load(saved.read_text()) or {})))
         before = {**settings_before_they_existed(before), **before}
         now = flat_keys(to_dict(config))
         # Keys the saved run lacks are options added by a later relkt: not a change of settings.
