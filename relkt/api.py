@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from relkt.config import StudentConfig, TeacherConfig, run_config
+from relkt.config.config_io import as_overrides
 from relkt.errors import ConfigError
 from relkt.recipes.crossval import CrossValidation, CrossvalResult
 from relkt.scoring import Evaluation, score
@@ -79,12 +78,8 @@ def config(
     switch, then `set` ({"distill.epochs": 2} or ["distill.epochs=2"]), validated, as the trainers' flags make it."""
     if stage not in STAGES:
         raise ConfigError(f"stage {stage!r}: valid: {', '.join(STAGES)}")
-    overrides = list(set) if not isinstance(set, Mapping) else [f"{k}={_yaml(v)}" for k, v in set.items()]
+    overrides = list(set) if not isinstance(set, Mapping) else as_overrides(dict(set))
     return run_config(STAGES[stage], path, overrides, smoke)
-
-
-def _yaml(value: Any) -> str:
-    return yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
 
 
 def train_teacher(config: TeacherConfig) -> RunResult:

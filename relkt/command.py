@@ -14,6 +14,7 @@ COMMANDS = {
     "train-student": ("relkt.train_student", "stage 2: distil the frozen teacher into a student across languages"),
     "evaluate": ("relkt.evaluate", "score an encoder: LAReQA, XX->EN by answer unit, translation retrieval"),
     "coverage": ("relkt.coverage", "languages from pair files, LAReQA's language-bias analyses, or both"),
+    "teach": ("relkt.teach", "teach languages from pair files: coverage before, the student, coverage after"),
     "interpolate": ("relkt.interpolate", "WiSE-FT mixes of a teacher and its student, alpha chosen on dev"),
 }
 

@@ -1,7 +1,7 @@
 """The typed arguments of the scoring and report functions that have a command line (`relkt.coverage`,
-`relkt.audit`, `relkt.interpolate`): a Python user builds one of these instead of faking argv, and the CLIs turn their
-flags into the same objects at the edge (`Request(**vars(flags))`). Pool fields left None take the `config` run's,
-else PoolSection's defaults (`relkt.cli.pool_settings`)."""
+`relkt.audit`, `relkt.interpolate`, `relkt.teach`): a Python user builds one of these instead of faking argv, and the
+CLIs turn their flags into the same objects at the edge (`Request(**vars(flags))`). Pool fields left None take the
+`config` run's, else PoolSection's defaults (`relkt.cli.pool_settings`)."""
 
 from __future__ import annotations
 
@@ -71,3 +71,21 @@ class InterpolateRequest(PoolRequest):
     max_questions: int = 0
     seed: int = 0
     batch_size: int = 128
+
+
+@dataclass
+class TeachRequest:
+    """`relkt.teach`: teach languages from pair files and report what changed (coverage before and after)."""
+
+    langs: str = ""  # comma-separated codes taught (their own token rows train)
+    pairs_dir: str = ""  # folder of {lang}.tsv pair files (source, en, xx)
+    output: str = "runs/teach"  # OUTPUT/student (the run), OUTPUT/coverage, OUTPUT/report.md, OUTPUT/teach.json
+    questions_dir: str | None = None  # question files (id, split, xx, en): `train` rows train, the others are scored
+    controls: str = ""  # comma-separated languages the base reads: trained beside (their rows frozen) and scored
+    qa_dir: str | None = None  # the English QA source whose documents the d and dq terms read (default: data.data_dir)
+    test_dir: str | None = None  # a QA test source scored whole before and after (forgetting); kept unseen
+    teacher: str | None = None  # the base encoder spec (default: the recipe's, muse)
+    config: str | None = None  # the recipe (default: relkt/recipes/teach_student.yaml)
+    set: list[str] = field(default_factory=list)  # KEY=VALUE overrides of the recipe, applied last
+    smoke: bool = False  # shrink the run for a quick check
+    batch_size: int = 128  # texts per encoding batch in the report

@@ -105,6 +105,7 @@ def test_imports_inside_functions_say_why_they_are_deferred():
         "relkt.api",
         "relkt.recipes.crossval",
         "relkt.command",
+        "relkt.teach",
     ],
 )
 def test_tensorflow_free_layers_do_not_load_it(module):

@@ -112,7 +112,7 @@ def test_the_relkt_command_runs_each_cli_and_lists_them(capsys):
     assert main(["--help"]) == 0
     listed = capsys.readouterr().out
     assert all(name in listed for name in COMMANDS)
-    assert main(["teach"]) == 2 and "unknown command 'teach'" in capsys.readouterr().err
+    assert main(["teachx"]) == 2 and "unknown command 'teachx'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stop:
         main(["evaluate", "--help"])
     assert stop.value.code == 0 and "--xx-en-unit" in capsys.readouterr().out

@@ -117,6 +117,14 @@ def upgraded(cls: type, data: dict) -> dict:
     return data
 
 
+def as_overrides(settings: dict[str, Any]) -> list[str]:
+    """{dotted key: value} as `--set KEY=VALUE` strings, each value one line of YAML, as `--set` reads it back."""
+    return [
+        f"{key}={yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix('...').strip()}"
+        for key, value in settings.items()
+    ]
+
+
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Apply `a.b=value` strings (values parsed as YAML) to a nested dict, in place."""
     for item in overrides:

@@ -18,8 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
+from relkt.config.config_io import as_overrides
 from relkt.errors import ConfigError
 
 # The keys a group sets itself; a group's `set` may not name them.
@@ -54,12 +53,7 @@ class StudentGroup:
             "output_dir": output_dir,
             **self.settings,
         }
-        return [f"{key}={_yaml_value(value)}" for key, value in fixed.items()]
-
-
-def _yaml_value(value: Any) -> str:
-    """`value` as one line of YAML, as `--set` reads it back."""
-    return yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
+        return as_overrides(fixed)
 
 
 def read_student_groups(raw: Any, where: str) -> tuple[StudentGroup, ...]:

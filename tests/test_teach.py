@@ -1,0 +1,148 @@
+"""relkt.teach: one command from pair files to a report, on a tiny muse-architecture base and pairs made here."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from relkt import teach
+from relkt.encoders.export import export_encoder
+from tests.helpers.data import make_synthetic_lareqa
+from tests.helpers.tiny_muse import WORDS, tiny_muse_encoder
+
+# A made-up "fi" the base never read: each English word respelled, so its texts read rows no other text does.
+FI = {w: w[::-1] + "ä" for w in WORDS["en"]}
+
+
+def write_pairs(folder, lang: str, n: int, translate, source: str = "news") -> None:
+    """n distinct pairs of 3 words (no digits: a character the base cannot read would get a new row, and the
+    control's texts must read only rows the base had)."""
+    combos = list(itertools.permutations(WORDS["en"], 3))
+    order = np.random.default_rng(len(lang)).permutation(len(combos))[:n]
+    rows = []
+    for i in order:
+        words = combos[i]
+        rows.append(f"{source}\t{' '.join(words)}\t{' '.join(translate(w) for w in words)}\n")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{lang}.tsv").write_text("source\ten\txx\n" + "".join(rows), encoding="utf-8")
+
+
+def write_questions(folder, lang: str, train: int, scored: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [
+        f"{lang}{i}\t{'train' if i < train else ''}\two {FI[w]} {i}?\twhere {w} {i}?\n"
+        for i, w in enumerate((WORDS["en"] * 4)[: train + scored])
+    ]
+    (folder / f"{lang}.tsv").write_text("id\tsplit\txx\ten\n" + "".join(rows), encoding="utf-8")
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    pairs, questions = tmp_path / "pairs", tmp_path / "questions"
+    write_pairs(pairs, "fi", 60, FI.get)
+    write_pairs(pairs, "de", 60, dict(zip(WORDS["en"], WORDS["de"])).get)
+    write_questions(questions, "fi", train=12, scored=12)
+    base = export_encoder(tiny_muse_encoder(), tmp_path / "base")
+    return {
+        "pairs": pairs,
+        "questions": questions,
+        "qa": make_synthetic_lareqa(tmp_path / "qa", n_articles=12),
+        "base": base,
+    }
+
+
+def argv(inputs, out, *more: str) -> list[str]:
+    return [
+        "--langs",
+        "fi",
+        "--controls",
+        "de",
+        "--pairs-dir",
+        str(inputs["pairs"]),
+        "--questions-dir",
+        str(inputs["questions"]),
+        "--qa-dir",
+        str(inputs["qa"]),
+        "--teacher",
+        f"muse:{inputs['base']}",
+        "--output",
+        str(out),
+        "--set",
+        "data.corpus_dev_pairs=10",
+        "--set",
+        "student.extend_vocab.pieces=40",
+        "--set",
+        "eval.every_steps=5",
+        *more,
+    ]
+
+
+@pytest.mark.slow
+def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
+    out = tmp_path / "teach"
+    # A trained step is best/ (no starting point kept), so the taught language must have moved.
+    assert teach.main(argv(inputs, out, "--test-dir", str(tiny_data), "--smoke", "--set", "eval.at_start=false")) == 0
+    summary = json.loads((out / "teach.json").read_text())
+    report = (out / "report.md").read_text()
+    # The recipe's student, with the flags' settings: fi's own rows train, de rides along as a control.
+    config = (out / "student" / "config.yaml").read_text()
+    assert "language_rows:" in config and "student_langs:\n  - fi\n  - de" in config
+    assert summary["langs"] == ["fi"] and summary["controls"] == ["de"]
+    assert summary["wall_seconds"]["total"] >= summary["wall_seconds"]["student"] > 0
+    cov = summary["coverage"]
+    assert list(cov["figures"]) == ["zero-shot", "student"] and cov["setup"]["learned"] == ["fi"]
+    # The held-out pairs are the ones the student held out (10 a language), the 12 unmarked questions are scored.
+    assert cov["setup"]["dev_pairs"] == 10 and cov["setup"]["questions_scored"] == {"fi": 12}
+    assert "test" in cov["figures"]["student"]  # the QA test source, whole: forgetting
+    assert report.startswith("# relkt.teach: fi") and "python -m relkt.teach --langs fi" in report
+    assert "Wall time: student" in report and "## Language coverage" in report
+    assert (out / "coverage" / "coverage.png").stat().st_size > 0
+    # The control's rows are frozen: German embeds as the base did, so its held-out figures cannot move; fi's can.
+    de, fi = ({name: cov["figures"][name][lang]["pairs"] for name in cov["figures"]} for lang in ("de", "fi"))
+    assert de["student"] == de["zero-shot"] and fi["student"] != fi["zero-shot"]
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"langs": "fi,xx"}, "no pairs for xx (no xx.tsv)"),
+        ({"set": ["data.corpus_dev_pairs=0"]}, "fi.tsv: no held-out document to score"),
+        ({"questions": "no-train"}, "fi.tsv: no `split = train` row"),
+        ({"controls": "fi"}, "--controls: fi also in --langs"),
+    ],
+)
+def test_bad_inputs_are_one_error_before_anything_trains(tmp_path, inputs, capsys, change, message):
+    out = tmp_path / "teach"
+    if change.get("questions") == "no-train":
+        write_questions(inputs["questions"], "fi", train=0, scored=12)
+    args = argv(inputs, out, *[x for s in change.get("set", []) for x in ("--set", s)])
+    for key in ("langs", "controls"):
+        if key in change:
+            args[args.index(f"--{key}") + 1] = change[key]
+    assert teach.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and message in err[-1], err[-1]
+    assert not (out / "student" / "checkpoint").exists() and not (out / "report.md").exists()
+
+
+def test_the_recipe_is_one_file_with_the_flags_over_it(tmp_path, inputs):
+    """The recipe has no base chain (a user reads it whole); the flags fill what it leaves open, --set wins last."""
+    assert "base" not in yaml.safe_load(teach.RECIPE.read_text())
+    request = teach.TeachRequest(
+        langs="fi",
+        controls="de",
+        pairs_dir=str(inputs["pairs"]),
+        questions_dir=str(inputs["questions"]),
+        output=str(tmp_path / "t"),
+        set=["distill.epochs=3"],
+    )
+    config = teach.student_config(request)
+    assert config.data.student_langs == ["fi", "de"] and config.student.language_rows.langs == ["fi"]
+    assert config.data.corpus_dir == str(inputs["pairs"])
+    assert config.data.more_pairs == {str(inputs["questions"]): 0}
+    assert config.distill.epochs == 3 and config.distill.negatives == "bank"
+    assert config.output_dir == str(tmp_path / "t" / "student") and config.teacher.spec == "muse"
