@@ -129,3 +129,12 @@ def test_no_config_is_more_than_two_bases_deep():
 
     deep = {p.name: depth(p) for p in CONFIGS if depth(p) > 2}
     assert not deep, f"configs more than two base: levels deep (read eight files to know a run): {deep}"
+
+
+@pytest.mark.parametrize("path", [p for p in CONFIGS if "student" in p.stem], ids=lambda p: p.name)
+def test_language_rows_left_lazy_say_why_first(path):
+    """Dense Adam on language rows measured better (docs/results/scale.md): a config keeping them lazy says so and why
+    in its first line (#60)."""
+    config = load_config(StudentConfig, path)
+    if config.student.language_rows.langs and config.schedule.sparse_rows == "lazy":
+        assert "lazy" in path.read_text(encoding="utf-8").splitlines()[0], f"{path.name}: first line: why lazy?"
