@@ -219,3 +219,37 @@ def comparison(
             except (FileNotFoundError, ValueError) as e:
                 lines += ["", f"(no gap to English for {name}: {e})"]
     return "\n".join(lines) + "\n"
+
+
+def coverage_ablation(runs: dict[str, str | Path], encoder: str = "student", first: str = "zero-shot") -> str:
+    """Students of several `relkt.coverage` reports on the same items side by side (each report's `per_item.npz`):
+    per task, language and direction, `first` (from the first report) and each run's `encoder` P@1 in %, each run
+    against the first run with McNemar's p (only-first / only-later counts). Reports holding other items are refused."""
+    hits = {}
+    for name, folder in runs.items():
+        path = Path(folder) / "per_item.npz"
+        if not path.is_file():
+            raise DataError(f"{path}: no per-item hits (a relkt.coverage report folder has per_item.npz)")
+        with np.load(path) as z:
+            hits[name] = {k.partition("|")[2]: z[k] for k in z.files if k.startswith(f"{encoder}|")}
+            if name == next(iter(runs)):
+                hits[first] = {k.partition("|")[2]: z[k] for k in z.files if k.startswith(f"{first}|")}
+        if not hits[name]:
+            raise DataError(f"{path}: no hits of an encoder named {encoder!r}")
+    names = list(runs)
+    keys = [k for k in hits[names[0]] if "/xx>en" in k or k.startswith("test/")]
+    for name in names[1:]:
+        for key in keys:
+            if key not in hits[name] or len(hits[name][key]) != len(hits[names[0]][key]):
+                raise DataError(f"{runs[name]}: {key} is not scored on the same items as in {runs[names[0]]}")
+    head = [first, *names] + [f"{n} vs {names[0]}" for n in names[1:]]
+    lines = ["| item | n | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
+    for key in keys:
+        base = hits[names[0]][key]
+        cells = [f"{100 * np.mean(hits[n][key]):.1f}" for n in (first, *names)]
+        for n in names[1:]:
+            test = mcnemar(base, hits[n][key])
+            diff = 100 * (np.mean(hits[n][key]) - np.mean(base))
+            cells.append(f"{diff:+.1f} ({test['only_a']} / {test['only_b']}, p = {test['p_value']:.3g})")
+        lines.append(f"| {key} | {len(base)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
