@@ -146,3 +146,23 @@ def test_the_recipe_is_one_file_with_the_flags_over_it(tmp_path, inputs):
     assert config.data.more_pairs == {str(inputs["questions"]): 0}
     assert config.distill.epochs == 3 and config.distill.negatives == "bank"
     assert config.output_dir == str(tmp_path / "t" / "student") and config.teacher.spec == "muse"
+
+
+def test_the_recipe_is_the_measured_xor_bank_student():
+    """docs/results/teach.md: the recipe is configs/new_languages_xor_bank_student.yaml resolved, with what the
+    flags name (languages, folders, run folder) left to them."""
+    from relkt.config import StudentConfig, load_config, to_dict
+
+    measured = load_config(StudentConfig, teach.RECIPE.parents[2] / "configs" / "new_languages_xor_bank_student.yaml")
+    d = measured.data
+    request = teach.TeachRequest(
+        langs=",".join(measured.student.language_rows.langs),
+        controls=",".join(x for x in d.student_langs if x not in measured.student.language_rows.langs),
+        pairs_dir=d.corpus_dir,
+        questions_dir=next(iter(d.more_pairs)),
+        qa_dir=d.data_dir,
+        test_dir=d.test_dir,
+        output="runs/teach",
+    )
+    recipe = to_dict(teach.student_config(request))
+    assert {**recipe, "output_dir": measured.output_dir} == to_dict(measured)
