@@ -148,9 +148,9 @@ def test_the_recipe_is_one_file_with_the_flags_over_it(tmp_path, inputs):
     assert config.output_dir == str(tmp_path / "t" / "student") and config.teacher.spec == "muse"
 
 
-def test_the_recipe_is_the_measured_xor_bank_student():
-    """docs/results/teach.md: the recipe is configs/new_languages_xor_bank_student.yaml resolved, with what the
-    flags name (languages, folders, run folder) left to them."""
+def test_the_recipe_is_the_measured_xor_bank_student_with_dense_rows():
+    """docs/results/teach.md: the recipe is configs/new_languages_xor_bank_student.yaml resolved with dense rows (the
+    ablation that won), what the flags name (languages, folders, run folder) left to them."""
     from relkt.config import StudentConfig, load_config, to_dict
 
     measured = load_config(StudentConfig, teach.RECIPE.parents[2] / "configs" / "new_languages_xor_bank_student.yaml")
@@ -165,4 +165,6 @@ def test_the_recipe_is_the_measured_xor_bank_student():
         output="runs/teach",
     )
     recipe = to_dict(teach.student_config(request))
+    assert recipe["schedule"]["sparse_rows"] == "dense" and measured.schedule.sparse_rows == "lazy"
+    recipe["schedule"]["sparse_rows"] = "lazy"
     assert {**recipe, "output_dir": measured.output_dir} == to_dict(measured)
