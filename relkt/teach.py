@@ -153,7 +153,7 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
         "command": command,
         "langs": codes(request.langs),
         "controls": codes(request.controls),
-        "recipe": str(request.config or RECIPE),
+        "recipe": request.config or "relkt/recipes/teach_student.yaml (the shipped recipe)",
         "student": {"run": config.output_dir, "spec": student.spec, "best": student.summary.get("best")},
         "start": student.summary.get("start"),
         "wall_seconds": {"student": round(t1 - t0, 1), "report": round(t2 - t1, 1), "total": round(t2 - t0, 1)},
