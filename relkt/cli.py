@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from relkt import quiet_tensorflow
-from relkt.cli_types import split_fractions
+from relkt.cli_types import language_list, split_fractions
 from relkt.config import PoolSection, read_config_file
 from relkt.config.config_io import config_yaml, run_config
 from relkt.config.reference import help_text
@@ -93,7 +93,9 @@ def add_pool_arguments(
         help="with --folds: the fold scored as test (default: 0, or the --config run's)",
     )
     if langs:
-        p.add_argument("--langs", default=None, help="comma-separated language codes (default: all found)")
+        p.add_argument(
+            "--langs", type=language_list, default=None, help="comma-separated language codes (default: all found)"
+        )
     if config:
         p.add_argument(
             "--config",

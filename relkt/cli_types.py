@@ -18,6 +18,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def language_list(text: str) -> str:
+    """Comma-separated language codes naming at least one: leaving the flag out means every language, and an empty
+    value is refused rather than read as that."""
+    if not [x for x in text.split(",") if x.strip()]:
+        raise argparse.ArgumentTypeError(f"names no language ({text!r}); leave the flag out for every language")
+    return text
+
+
 def split_fractions(text: str) -> tuple[float, float, float]:
     """`train,dev,test` article fractions, three numbers >= 0 summing to 1."""
     try:

@@ -12,6 +12,9 @@ from relkt import evaluate
         (["--split-fractions", "a,b"], "--split-fractions: expected three numbers train,dev,test"),
         (["--split-fractions", "0.5,0.5,0.5"], "--split-fractions: expected three fractions >= 0 summing to 1"),
         (["--output", "/proc/x.json"], "--output: cannot write /proc/x.json"),
+        # an empty list never means every language (#59): leave the flag out for that
+        (["--langs", ""], "--langs: names no language"),
+        (["--langs", " , "], "--langs: names no language"),
     ],
 )
 def test_bad_flags_are_one_usage_line(flags, message, capsys):

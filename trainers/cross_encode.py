@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from relkt.cli_types import language_list
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.encoders import build_encoder
 from relkt.errors import RelktError
@@ -38,7 +39,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         ),
     )
     p.add_argument("--split", default="dev", help="article-level split (default: dev)")
-    p.add_argument("--langs", default="", help="question languages, comma-separated (default: all)")
+    p.add_argument(
+        "--langs", type=language_list, default=None, help="question languages, comma-separated (default: all)"
+    )
     p.add_argument("--output", default=None, help="also write the numbers as JSON here")
     return p.parse_args(argv)
 
@@ -64,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         pool = LareqaPool.load(args.data_dir, split=args.split)
-        langs = [x.strip() for x in args.langs.split(",") if x.strip()] or pool.langs
+        langs = [x.strip() for x in args.langs.split(",") if x.strip()] if args.langs else pool.langs
         pool = pool.subset(question_langs=langs, candidate_langs=["en"])
         result = cross_encode(
             build_encoder(args.teacher, trainable=False), build_encoder(args.student, trainable=False), pool

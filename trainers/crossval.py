@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from relkt.cli import run_cli
+from relkt.cli_types import language_list
 from relkt.recipes.crossval import MODELS, CrossValidation
 from relkt.recipes.setups import get_setup
 
@@ -80,7 +81,9 @@ def parse_args(argv: Sequence[str] | None):
         help="tokens per text when scoring (default: relkt.evaluate's: "
         "whole articles for muse, the encoder's own limit for BERT)",
     )
-    p.add_argument("--eval-langs", default=None, help="question/candidate languages scored (default: all)")
+    p.add_argument(
+        "--eval-langs", type=language_list, default=None, help="question/candidate languages scored (default: all)"
+    )
     args = p.parse_args(argv)
     if not args.setup and not (args.teacher_config and args.student_config):
         p.error("name --setup, or both --teacher-config and --student-config")
