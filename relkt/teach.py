@@ -29,7 +29,7 @@ from relkt import api
 from relkt.cli import check_formats, run_cli
 from relkt.cli_types import positive_int
 from relkt.config import StudentConfig, config_yaml
-from relkt.config.config_io import as_overrides
+from relkt.config.config_io import as_overrides, run_config
 from relkt.coverage import run as coverage_run
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.errors import ConfigError, DataError
@@ -72,8 +72,8 @@ def student_config(request: TeachRequest) -> StudentConfig:
         sets["data.test_dir"] = request.test_dir
     if request.teacher:
         sets["teacher.spec"] = request.teacher
-    overrides = as_overrides(sets) + list(request.set)
-    return api.config("student", request.config or RECIPE, overrides, smoke=request.smoke)
+    # The flags' settings go with the recipe, so --smoke shrinks them too (e.g. the question files' share); --set last.
+    return run_config(StudentConfig, request.config or RECIPE, request.set, request.smoke, as_overrides(sets))
 
 
 def coverage_request(request: TeachRequest, config: StudentConfig, student_spec: str = "") -> CoverageRequest:

@@ -168,3 +168,18 @@ def test_the_recipe_is_the_measured_xor_bank_student_with_dense_rows():
     assert recipe["schedule"]["sparse_rows"] == "dense" and measured.schedule.sparse_rows == "lazy"
     recipe["schedule"]["sparse_rows"] = "lazy"
     assert {**recipe, "output_dir": measured.output_dir} == to_dict(measured)
+
+
+def test_smoke_shrinks_what_the_flags_name_and_set_wins_last(tmp_path, inputs):
+    """--smoke shrinks the question files' share the flags add (as it shrinks the recipe's own counts); --set is last."""
+    request = teach.TeachRequest(
+        langs="fi",
+        pairs_dir=str(inputs["pairs"]),
+        questions_dir=str(inputs["questions"]),
+        output=str(tmp_path / "t"),
+        smoke=True,
+        set=["data.corpus_dev_pairs=10"],
+    )
+    config = teach.student_config(request)
+    assert config.data.more_pairs == {str(inputs["questions"]): 32} and config.data.corpus_pairs_per_lang == 32
+    assert config.data.corpus_dev_pairs == 10

@@ -196,10 +196,18 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: list[st
     return with_overrides(config, overrides or []) if overrides else config
 
 
-def run_config(cls: type[T], path: str | Path | None = None, overrides: Sequence[str] = (), smoke: bool = False) -> T:
-    """A trainer's config as its command line resolves it: defaults, the YAML file (its `base` chain), the smoke
-    switch (which shrinks the run first), then the overrides (an explicit `--set` wins over what smoke shrank)."""
-    config = load_config(cls, path, ["smoke=true"] if smoke else [])
+def run_config(
+    cls: type[T],
+    path: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    smoke: bool = False,
+    settings: Sequence[str] = (),
+) -> T:
+    """A trainer's config as its command line resolves it: defaults, the YAML file (its `base` chain) with `settings`
+    over it (what a recipe's caller fills in, e.g. relkt.teach's folders: part of the file, so smoke shrinks them
+    too), the smoke switch (which shrinks the run first), then the overrides (an explicit `--set` wins over what smoke
+    shrank)."""
+    config = load_config(cls, path, [*settings, *(["smoke=true"] if smoke else [])])
     config = config.apply_smoke()
     return with_overrides(config, list(overrides)) if overrides else config
 
