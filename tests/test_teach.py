@@ -171,7 +171,7 @@ def test_the_recipe_is_the_measured_xor_bank_student_with_dense_rows():
 
 
 def test_smoke_shrinks_what_the_flags_name_and_set_wins_last(tmp_path, inputs):
-    """--smoke shrinks the question files' share the flags add (as it shrinks the recipe's own counts); --set is last."""
+    """--smoke shrinks the question files' share the flags add, as it shrinks the recipe's own counts; --set is last."""
     request = teach.TeachRequest(
         langs="fi",
         pairs_dir=str(inputs["pairs"]),
