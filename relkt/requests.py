@@ -82,6 +82,7 @@ class TeachRequest:
     output: str = "runs/teach"  # OUTPUT/student (the run), OUTPUT/coverage, OUTPUT/report.md, OUTPUT/teach.json
     questions_dir: str | None = None  # question files (id, split, xx, en): `train` rows train, the others are scored
     controls: str = ""  # comma-separated languages the base reads: trained beside (their rows frozen) and scored
+    watch: str = ""  # comma-separated languages the base reads, scored before and after, never trained on: forgetting
     qa_dir: str | None = None  # the English QA source whose documents the d and dq terms read (default: data.data_dir)
     test_dir: str | None = None  # a QA test source scored whole before and after (forgetting); kept unseen
     teacher: str | None = None  # the base encoder spec (default: the recipe's, muse)

@@ -82,7 +82,7 @@ def coverage_request(request: TeachRequest, config: StudentConfig, student_spec:
     base = config.student.spec or config.teacher.spec
     return CoverageRequest(
         encoder=[f"zero-shot={base}"] + ([f"student={student_spec}"] if student_spec else []),
-        langs=",".join(codes(request.langs) + codes(request.controls)),
+        langs=",".join(codes(request.langs) + codes(request.controls) + codes(request.watch)),
         pairs_dir=request.pairs_dir,
         dev_pairs=config.data.corpus_dev_pairs,
         held_out_sources=",".join(config.data.corpus_held_out_sources),
@@ -104,25 +104,33 @@ def check_inputs(request: TeachRequest, config: StudentConfig) -> None:
     both = sorted(set(langs) & set(controls))
     if both:
         raise ConfigError(f"--controls: {', '.join(both)} also in --langs; a control is a language not taught")
+    watch = codes(request.watch)
+    trained = sorted(set(watch) & set(langs + controls))
+    if trained:
+        raise ConfigError(
+            f"--watch: {', '.join(trained)} also in --langs or --controls; a watched language never trains"
+        )
     source = config.data.source_lang
-    if source in langs + controls:
-        raise ConfigError(f"--langs/--controls: {source} is the teacher's language (data.source_lang), not taught")
+    if source in langs + controls + watch:
+        raise ConfigError(
+            f"--langs/--controls/--watch: {source} is the teacher's language (data.source_lang), not taught"
+        )
     have = pair_languages(request.pairs_dir)
-    missing = [x for x in langs + controls if x not in have]
+    missing = [x for x in langs + controls + watch if x not in have]
     if missing:
         raise DataError(
             f"--pairs-dir {request.pairs_dir}: no pairs for {', '.join(missing)} (no "
             f"{', '.join(x + '.tsv' for x in missing)}); it holds {', '.join(have) or 'no .tsv files'}"
         )
     dev_pairs, sources = config.data.corpus_dev_pairs, config.data.corpus_held_out_sources
-    for lang in langs + controls:
+    for lang in langs + controls + watch:
         train, held = read_pairs(request.pairs_dir, lang, max_bad_share=0.0).split(dev_pairs, sources)
         if not len(held):
             raise DataError(
                 f"{Path(request.pairs_dir) / f'{lang}.tsv'}: no held-out document to score (data.corpus_dev_pairs = "
                 f"{dev_pairs}): the report would have nothing the student never saw; hold out some pairs"
             )
-        if not len(train):
+        if not len(train) and lang not in watch:
             raise DataError(f"{Path(request.pairs_dir) / f'{lang}.tsv'}: every pair is held out; none left to train")
     if request.questions_dir:
         asked = pair_languages(request.questions_dir)
@@ -153,6 +161,7 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
         "command": command,
         "langs": codes(request.langs),
         "controls": codes(request.controls),
+        "watch": codes(request.watch),
         "recipe": request.config or "relkt/recipes/teach_student.yaml (the shipped recipe)",
         "student": {"run": config.output_dir, "spec": student.spec, "best": student.summary.get("best")},
         "start": student.summary.get("start"),
@@ -176,7 +185,8 @@ def teach_markdown(summary: dict[str, Any], coverage_md: str) -> str:
         "",
         *([f"    {summary['command']}", ""] if summary["command"] else []),
         f"Taught: {', '.join(summary['langs'])}; controls (the base reads them; trained beside, their rows frozen): "
-        f"{', '.join(summary['controls']) or 'none'}. Recipe: `{summary['recipe']}`; the run's resolved config: "
+        f"{', '.join(summary['controls']) or 'none'}; watched (scored only, never trained): "
+        f"{', '.join(summary.get('watch', [])) or 'none'}. Recipe: `{summary['recipe']}`; the run's resolved config: "
         f"`{summary['student']['run']}/config.yaml`.",
         "",
         f"Wall time: student {wall['student'] / 60:.1f} min, report {wall['report'] / 60:.1f} min, total "
@@ -209,6 +219,12 @@ def build_parser(prog: str = "python -m relkt.teach") -> argparse.ArgumentParser
         default="",
         help="comma-separated languages the base reads, trained beside (rows frozen) and scored: forgetting "
         "(default: none)",
+    )
+    p.add_argument(
+        "--watch",
+        default="",
+        help="comma-separated languages the base reads, scored before and after but never trained on: forgetting "
+        "where the student does not replay them (default: none)",
     )
     p.add_argument(
         "--qa-dir",

@@ -45,6 +45,7 @@ def inputs(tmp_path):
     pairs, questions = tmp_path / "pairs", tmp_path / "questions"
     write_pairs(pairs, "fi", 60, FI.get)
     write_pairs(pairs, "de", 60, dict(zip(WORDS["en"], WORDS["de"])).get)
+    write_pairs(pairs, "zh", 60, dict(zip(WORDS["en"], WORDS["zh"])).get)
     write_questions(questions, "fi", train=12, scored=12)
     base = export_encoder(tiny_muse_encoder(), tmp_path / "base")
     return {
@@ -85,13 +86,15 @@ def argv(inputs, out, *more: str) -> list[str]:
 def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
     out = tmp_path / "teach"
     # A trained step is best/ (no starting point kept), so the taught language must have moved.
-    assert teach.main(argv(inputs, out, "--test-dir", str(tiny_data), "--smoke", "--set", "eval.at_start=false")) == 0
+    more = ("--watch", "zh", "--test-dir", str(tiny_data), "--smoke", "--set", "eval.at_start=false")
+    assert teach.main(argv(inputs, out, *more)) == 0
     summary = json.loads((out / "teach.json").read_text())
     report = (out / "report.md").read_text()
     # The recipe's student, with the flags' settings: fi's own rows train, de rides along as a control.
     config = (out / "student" / "config.yaml").read_text()
     assert "language_rows:" in config and "student_langs:\n  - fi\n  - de" in config
-    assert summary["langs"] == ["fi"] and summary["controls"] == ["de"]
+    assert summary["langs"] == ["fi"] and summary["controls"] == ["de"] and summary["watch"] == ["zh"]
+    assert "zh" not in config  # watched: scored, never trained
     assert summary["wall_seconds"]["total"] >= summary["wall_seconds"]["student"] > 0
     cov = summary["coverage"]
     assert list(cov["figures"]) == ["zero-shot", "student"] and cov["setup"]["learned"] == ["fi"]
@@ -102,8 +105,9 @@ def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
     assert "Wall time: student" in report and "## Language coverage" in report
     assert (out / "coverage" / "coverage.png").stat().st_size > 0
     # The control's rows are frozen: German embeds as the base did, so its held-out figures cannot move; fi's can.
-    de, fi = ({name: cov["figures"][name][lang]["pairs"] for name in cov["figures"]} for lang in ("de", "fi"))
+    de, fi, zh = ({name: cov["figures"][name][lang]["pairs"] for name in cov["figures"]} for lang in ("de", "fi", "zh"))
     assert de["student"] == de["zero-shot"] and fi["student"] != fi["zero-shot"]
+    assert set(zh) == {"zero-shot", "student"}  # the watched language is in the report before and after
 
 
 @pytest.mark.parametrize(
@@ -113,6 +117,8 @@ def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
         ({"set": ["data.corpus_dev_pairs=0"]}, "fi.tsv: no held-out document to score"),
         ({"questions": "no-train"}, "fi.tsv: no `split = train` row"),
         ({"controls": "fi"}, "--controls: fi also in --langs"),
+        ({"watch": "de"}, "--watch: de also in --langs or --controls"),
+        ({"watch": "xx"}, "no pairs for xx (no xx.tsv)"),
     ],
 )
 def test_bad_inputs_are_one_error_before_anything_trains(tmp_path, inputs, capsys, change, message):
@@ -123,6 +129,8 @@ def test_bad_inputs_are_one_error_before_anything_trains(tmp_path, inputs, capsy
     for key in ("langs", "controls"):
         if key in change:
             args[args.index(f"--{key}") + 1] = change[key]
+    if "watch" in change:
+        args += ["--watch", change["watch"]]
     assert teach.main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: ") and message in err[-1], err[-1]
@@ -146,6 +154,15 @@ def test_the_recipe_is_one_file_with_the_flags_over_it(tmp_path, inputs):
     assert config.data.more_pairs == {str(inputs["questions"]): 0}
     assert config.distill.epochs == 3 and config.distill.negatives == "bank"
     assert config.output_dir == str(tmp_path / "t" / "student") and config.teacher.spec == "muse"
+
+
+def test_a_watched_language_is_scored_but_never_trained(tmp_path, inputs):
+    request = teach.TeachRequest(
+        langs="fi", controls="de", watch="zh", pairs_dir=str(inputs["pairs"]), output=str(tmp_path / "t")
+    )
+    config = teach.student_config(request)
+    assert config.data.student_langs == ["fi", "de"]  # zh's pairs never reach the student
+    assert teach.coverage_request(request, config).langs == "fi,de,zh"  # but the report scores it
 
 
 def test_the_recipe_is_the_measured_xor_bank_student_with_dense_rows():
