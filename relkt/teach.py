@@ -6,7 +6,8 @@
 
 Coverage before (the base, zero-shot), the recommended student (relkt/recipes/teach_student.yaml, one file, with what
 the flags name set over it, then `--set`), coverage after, and forgetting: the controls (languages the base reads,
-trained beside with their rows frozen) and the QA test source whole. One report, OUTPUT/report.md, with its figure
+trained beside with their rows frozen), the watched languages (`--watch`: scored, never trained) and the QA test
+source whole. One report, OUTPUT/report.md, with its figure
 (OUTPUT/coverage/coverage.png) and OUTPUT/teach.json. Every input is read and checked before anything trains;
 rerunning the same command resumes the student and redoes the report.
 """
