@@ -187,7 +187,7 @@ def teach_markdown(summary: dict[str, Any], coverage_md: str) -> str:
         *([f"    {summary['command']}", ""] if summary["command"] else []),
         f"Taught: {', '.join(summary['langs'])}; controls (the base reads them; trained beside, their rows frozen): "
         f"{', '.join(summary['controls']) or 'none'}; watched (scored only, never trained): "
-        f"{', '.join(summary.get('watch', [])) or 'none'}. Recipe: `{summary['recipe']}`; the run's resolved config: "
+        f"{', '.join(summary['watch']) or 'none'}. Recipe: `{summary['recipe']}`; the run's resolved config: "
         f"`{summary['student']['run']}/config.yaml`.",
         "",
         f"Wall time: student {wall['student'] / 60:.1f} min, report {wall['report'] / 60:.1f} min, total "
