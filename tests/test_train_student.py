@@ -466,6 +466,42 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
     assert chosen[1000.0] == set(rows.tolist()) and chosen[0.0] - chosen[1000.0] >= {student.bos_id, student.eos_id}
 
 
+def test_language_rows_with_a_rest_rate_move_the_network_gently_and_the_rows_fully(tmp_path):
+    """student.language_rows.rest_lr_multiplier 0.01: the Thai rows still learn at the rate, and now the network and
+    the table's other rows move too, at a hundredth of it (the whole-network student with a rate per row)."""
+    from tests.helpers.data import make_synthetic_lareqa
+    from tests.helpers.tiny_muse import tiny_muse_encoder
+
+    data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "de", "th"))
+    teacher = export_encoder(tiny_muse_encoder(), tmp_path / "teacher")
+    cfg = student_config(
+        tmp_path,
+        data,
+        teacher,
+        **{
+            "teacher.spec": f"muse:{teacher}",
+            "student": {"language_rows": {"langs": ["th"], "max_other_count": 1, "rest_lr_multiplier": 0.01}},
+            "data.student_langs": ["de", "th"],
+            "eval.primary_metric": "xx_en/th/P@1",
+            "distill.epochs": 1,
+            "schedule.learning_rate": 0.05,
+        },
+    )
+    trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    student, rows = trainer.student, trainer.language_rows
+    table_path = student.token_embedding.embeddings.path
+    assert trainer.optimizer.rest_scale == 0.01 and len(student.trainable_variables) > 1
+    before = {v.path: v.numpy().copy() for v in student.weights}
+    trainer.run()
+
+    table = student.token_embedding.embeddings.numpy()
+    moved = np.abs(table - before[table_path]).max(axis=1)
+    others = np.setdiff1d(np.flatnonzero(moved), rows)  # rows the other texts read moved, at the rest rate
+    assert len(others) and moved[rows].max() > 1e-2 and moved[others].max() < moved[rows].max() / 5
+    network = [v for v in student.trainable_variables if v.path != table_path]
+    assert any(np.abs(v.numpy() - before[v.path]).max() > 1e-6 for v in network)
+
+
 def test_language_rows_need_training_text_in_their_languages_and_a_trainable_table(synthetic_data, tmp_path):
     from relkt.errors import ConfigError
     from tests.helpers.tiny_muse import tiny_muse_encoder

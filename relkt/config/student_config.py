@@ -206,11 +206,12 @@ class VocabExtensionSection:
 
 @dataclass
 class LanguageRowsSection:
-    """Teach new languages through their own token rows only (relkt.encoders.language_rows): the student moves the
+    """Teach new languages through their own token rows (relkt.encoders.language_rows): the student moves the
     token-table rows, vocabulary extension's among them, that the `langs` training texts read, that the other
     languages' training texts read fewer than `max_other_count` times, and that the `langs` texts read at least
-    `min_own_ratio` times as often; every other weight stays the teacher's, so the languages the base model reads
-    keep their embeddings, to within those rare rows."""
+    `min_own_ratio` times as often; every other weight stays the teacher's (or, with `rest_lr_multiplier`, moves at
+    that fraction of the rate), so the languages the base model reads keep their embeddings, to within those rare
+    rows."""
 
     # Languages taught through their own token rows, everything else frozen (RowSubsetAdam); [] = off: the whole
     # student trains. Needs a trainable token table and student texts in these languages.
@@ -222,6 +223,11 @@ class LanguageRowsSection:
     # pass max_other_count (rare everywhere) but parallel text spells them on both sides, so 2 keeps them, and the
     # English articles that name them, where the teacher put them.
     min_own_ratio: float = 2.0
+    # Everything else (the network and the table's other rows) trains at this fraction of schedule.learning_rate;
+    # 0 = frozen. E.g. 0.01: the rows at the rate that teaches them, the rest at a fine-tuning rate, so the pieces
+    # the taught languages share with others still learn and the transformer adapts (replay the languages the base
+    # reads in data.student_langs to hold them).
+    rest_lr_multiplier: float = 0.0
 
     def validate(self) -> None:
         if self.max_other_count < 1:
@@ -232,6 +238,11 @@ class LanguageRowsSection:
         if not math.isfinite(self.min_own_ratio) or self.min_own_ratio < 0:
             raise ConfigError(
                 f"student.language_rows.min_own_ratio must be a finite number >= 0 (0 = off), got {self.min_own_ratio}"
+            )
+        if not math.isfinite(self.rest_lr_multiplier) or self.rest_lr_multiplier < 0:
+            raise ConfigError(
+                f"student.language_rows.rest_lr_multiplier must be a finite number >= 0 (0 = the rest frozen), "
+                f"got {self.rest_lr_multiplier}"
             )
 
 

@@ -1,12 +1,14 @@
-"""Adam that moves chosen rows of one embedding table and nothing else, touching only the rows a batch reads."""
+"""Adam that moves chosen rows of one embedding table at their own rates; the rest frozen or at a fraction."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import keras
 import numpy as np
 import tensorflow as tf
+from keras import ops
 
 from relkt.errors import ConfigError
 from relkt.stages.sparse_adam import SPARSE_ROWS, SparseRows, summed_rows
@@ -15,8 +17,11 @@ from relkt.stages.sparse_adam import SPARSE_ROWS, SparseRows, summed_rows
 @keras.saving.register_keras_serializable(package="relkt")
 class RowSubsetAdam(keras.optimizers.Adam):
     """Adam on rows `rows` of the variable at `table_path`, row `rows[i]` stepping `scales[i]` times the learning
-    rate; every other row stays where it is. The model must hand it that one variable: `build` refuses any other
-    trainable variable, so "the rest is frozen" is checked, not assumed.
+    rate, and everything else `rest_scale` times it. With `rest_scale=0` (the default) every other row stays where it
+    is and the model must hand it that one variable: `build` refuses any other trainable variable, so "the rest is
+    frozen" is checked, not assumed. With `rest_scale > 0` every trainable variable and every other row of the table
+    moves too, at that fraction of the rate: a whole network fine-tuned gently while the new languages' rows learn
+    at the full rate (a rate per row, which a single learning rate cannot give).
 
     Why: a student that learns a new language through its own token rows (`student.language_rows`,
     relkt.encoders.language_rows) leaves every other weight, and so every language the base model reads, as it was.
@@ -24,7 +29,8 @@ class RowSubsetAdam(keras.optimizers.Adam):
     the update is sparse too: Adam's moments and a row move only at steps whose batch reads it ("lazy" Adam, as
     TF1's LazyAdamOptimizer), and a step costs what the batch reads, not the whole table. `sparse_rows="dense"`
     updates every chosen row every step instead, as Adam restricted to those rows would (an unread row's gradient is
-    zero, and it moves on its momentum).
+    zero, and it moves on its momentum); with `rest_scale > 0` it is Keras's Adam on the whole table, each row's
+    move scaled by its factor.
     """
 
     def __init__(
@@ -34,6 +40,7 @@ class RowSubsetAdam(keras.optimizers.Adam):
         rows: Sequence[int] = (),
         scales: Sequence[float] | float = 1.0,
         sparse_rows: SparseRows = "lazy",
+        rest_scale: float = 0.0,
         **kwargs,
     ):
         super().__init__(learning_rate=learning_rate, **kwargs)
@@ -48,19 +55,24 @@ class RowSubsetAdam(keras.optimizers.Adam):
             raise ConfigError(f"RowSubsetAdam: {len(self.rows)} rows need as many scales > 0 and rows >= 0")
         if len(set(self.rows)) != len(self.rows):
             raise ConfigError("RowSubsetAdam: rows must be distinct")
+        if not math.isfinite(rest_scale) or rest_scale < 0:
+            raise ConfigError(f"RowSubsetAdam: rest_scale must be a finite number >= 0 (0 = frozen), got {rest_scale}")
+        self.rest_scale = float(rest_scale)
         self._factor = None
 
     def build(self, variables):
-        others = [v.path for v in variables if v.path != self.table_path]
-        if others or len(variables) != 1:
+        tables = [v for v in variables if v.path == self.table_path]
+        if len(tables) != 1 or (self.rest_scale == 0 and len(variables) != 1):
             raise ConfigError(
-                f"RowSubsetAdam trains only {self.table_path!r}; freeze the other variables first "
+                f"RowSubsetAdam trains only {self.table_path!r}"
+                f"{'' if self.rest_scale == 0 else ' and the rest at rest_scale'}; "
+                f"{'freeze the other variables first ' if self.rest_scale == 0 else ''}"
                 f"(trainable: {', '.join(v.path for v in variables) or 'none'})"
             )
-        height = int(variables[0].shape[0])
+        height = int(tables[0].shape[0])
         if max(self.rows) >= height:
             raise ConfigError(f"RowSubsetAdam: row {max(self.rows)} is outside {self.table_path!r} ({height} rows)")
-        factor = np.zeros(height, np.float32)
+        factor = np.full(height, self.rest_scale, np.float32)
         factor[self.rows] = self.scales
         self._factor = factor  # numpy: build may run inside a traced step, so each trace makes its own constant
         position = np.full(height, -1, np.int32)
@@ -70,7 +82,15 @@ class RowSubsetAdam(keras.optimizers.Adam):
 
     def update_step(self, gradient, variable, learning_rate):
         index = self._get_variable_index(variable)
-        if isinstance(gradient, tf.IndexedSlices) and self.sparse_rows == "lazy":  # the rows a batch read, once each
+        if self._trainable_variables[index].path != self.table_path:  # only with rest_scale > 0 (build checks)
+            return super().update_step(gradient, variable, learning_rate * self.rest_scale)
+        sparse = isinstance(gradient, tf.IndexedSlices) and self.sparse_rows == "lazy"
+        if self.rest_scale and not sparse:  # every row moves: Keras's Adam on the table, each row's move scaled
+            before = ops.copy(ops.convert_to_tensor(variable))
+            super().update_step(gradient, variable, learning_rate)
+            factor = ops.cast(ops.convert_to_tensor(self._factor)[:, None], before.dtype)
+            return variable.assign(before + (ops.convert_to_tensor(variable) - before) * factor)
+        if sparse:  # the rows a batch read, once each
             ids, values = summed_rows(gradient)
         elif isinstance(gradient, tf.IndexedSlices):  # dense: every chosen row, zero where the batch did not read it
             read, summed = summed_rows(gradient)
@@ -105,4 +125,5 @@ class RowSubsetAdam(keras.optimizers.Adam):
             "rows": list(self.rows),
             "scales": list(self.scales),
             "sparse_rows": self.sparse_rows,
+            "rest_scale": self.rest_scale,
         }

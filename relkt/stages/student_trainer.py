@@ -155,7 +155,8 @@ class StudentTrainer(Stage):
         return student
 
     def _language_rows(self, student) -> np.ndarray:
-        """Choose the rows of `student.language_rows` and freeze every other variable (the optimizer checks)."""
+        """Choose the rows of `student.language_rows` and, unless the rest trains at its own rate, freeze every other
+        variable (the optimizer checks)."""
         c, section = self.config, self.config.student.language_rows
         langs, ex = set(section.langs), self.examples
         missing = sorted(langs - set(ex.lang))
@@ -176,27 +177,28 @@ class StudentTrainer(Stage):
         table = token_table(student)
         rows = language_rows(student, own, other, section.max_other_count, section.min_own_ratio)
         added = int(np.sum(rows >= self.vocab_extension.first_id)) if self.vocab_extension else 0
-        for variable in student.trainable_variables:
-            if variable.path != table.path:
-                variable.trainable = False
+        if not section.rest_lr_multiplier:
+            for variable in student.trainable_variables:
+                if variable.path != table.path:
+                    variable.trainable = False
         log.info(
-            "language rows: %d of %d token rows train (%s; %d of them added by vocabulary extension); the rest is "
-            "frozen",
+            "language rows: %d of %d token rows train (%s; %d of them added by vocabulary extension); the rest %s",
             len(rows),
             table.shape[0],
             ", ".join(sorted(langs)),
             added,
+            f"trains at {section.rest_lr_multiplier:g} x the rate" if section.rest_lr_multiplier else "is frozen",
         )
         return rows
 
     def _optimizer(self):
         """Adam, sparse on the token table as `schedule.sparse_rows` says (SparseAdam); with vocabulary extension and
         a new-rows multiplier, its steps on the new embedding rows are that many times larger (the rows start
-        untrained, the rest is fine-tuned); with language rows, Adam on those rows alone (RowSubsetAdam), the new ones
-        among them at the multiplier."""
+        untrained, the rest is fine-tuned); with language rows, Adam on those rows (RowSubsetAdam), the new ones
+        among them at the multiplier, and on the rest at `rest_lr_multiplier` times the rate (0: frozen)."""
         lr, mult = self.config.schedule.learning_rate, self.config.student.extend_vocab.new_rows_lr_multiplier
         sparse = self.config.schedule.sparse_rows
-        if self.language_rows is not None:  # only those rows move; added ones at the new-rows multiple
+        if self.language_rows is not None:  # the rows at the rate (added: x mult), the rest at rest_lr_multiplier
             first = self.vocab_extension.first_id if self.vocab_extension else np.inf
             return RowSubsetAdam(
                 lr,
@@ -204,6 +206,7 @@ class StudentTrainer(Stage):
                 self.language_rows.tolist(),
                 [mult if r >= first else 1.0 for r in self.language_rows],
                 sparse_rows=sparse,
+                rest_scale=self.config.student.language_rows.rest_lr_multiplier,
             )
         if self.vocab_extension is None or mult == 1.0:
             return SparseAdam(lr, sparse)

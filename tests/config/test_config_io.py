@@ -53,6 +53,14 @@ def test_language_rows_ratio_must_be_finite_and_not_negative(value):
     )
 
 
+@pytest.mark.parametrize("value", ["-0.5", ".nan", ".inf"])
+def test_language_rows_rest_rate_must_be_finite_and_not_negative(value):
+    with pytest.raises(ConfigError, match="student.language_rows.rest_lr_multiplier must be a finite number >= 0"):
+        load_config(StudentConfig, None, [f"student.language_rows.rest_lr_multiplier={value}"])
+    rows = load_config(StudentConfig, None, ["student.language_rows.rest_lr_multiplier=0.01"]).student.language_rows
+    assert rows.rest_lr_multiplier == 0.01
+
+
 def test_missing_and_malformed_files_are_named(tmp_path):
     with pytest.raises(ConfigError, match="nope.yaml: config file not found"):
         load_config(TeacherConfig, tmp_path / "nope.yaml")

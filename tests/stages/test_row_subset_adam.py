@@ -86,3 +86,69 @@ def test_dense_choice_keeps_moving_a_chosen_row_a_batch_did_not_read():
     assert np.all(lazy1[[0, 2, 4]] == 0) and np.all(dense1[[0, 2, 4]] == 0)
     with pytest.raises(ConfigError, match="lazy, dense"):
         RowSubsetAdam(0.1, "t", rows=[1], sparse_rows="never")
+
+
+def test_rest_scale_moves_everything_else_at_its_fraction():
+    """rest_scale 0.1: chosen row 2 steps at the rate, read row 1 (not chosen) and the other weight at a tenth;
+    lazily, unread rows 0, 3, 4, 5 stay. Adam's first step is lr * g / (|g| + eps) ~ lr * sign(g)."""
+    table = keras.Variable(np.zeros((6, 2), "float32"), name="table")
+    weight = keras.Variable(np.zeros(3, "float32"), name="w")
+    g = tf.IndexedSlices(tf.constant([[1.0, -2.0], [0.5, -0.5]]), tf.constant([1, 2]), tf.constant([6, 2]))
+    RowSubsetAdam(0.1, table.path, rows=[2], rest_scale=0.1).apply([g, tf.constant([2.0, -1.0, 0.0])], [table, weight])
+    expected = np.zeros((6, 2), "float32")
+    expected[1] = [-0.01, 0.01]
+    expected[2] = [-0.1, 0.1]
+    np.testing.assert_allclose(table.numpy(), expected, rtol=1e-4, atol=1e-7)  # eps: |g| of 0.5 is off by ~1e-5
+    np.testing.assert_allclose(weight.numpy(), [-0.01, 0.01, 0.0], rtol=1e-4, atol=1e-7)
+
+
+@pytest.mark.parametrize("sparse_rows", ["lazy", "dense"])
+def test_rest_scale_is_adam_at_each_rows_rate_over_several_steps(sparse_rows):
+    """Against Keras's Adam on copies: the chosen row follows Adam at lr, the other weight and (dense choice) every
+    other row Adam at lr * rest_scale, unread rows moving on their momentum; lazily an unread row waits."""
+    rng = np.random.default_rng(1)
+    start = rng.normal(size=(5, 2)).astype("float32")
+    table, weight = keras.Variable(start, name="table"), keras.Variable(np.ones(3, "float32"), name="w")
+    full, rest, plain = (keras.Variable(start.copy()), keras.Variable(start.copy()), keras.Variable(np.ones(3)))
+    ours = RowSubsetAdam(0.05, table.path, rows=[1], rest_scale=0.2, sparse_rows=sparse_rows)
+    adam_full, adam_rest, adam_plain = (
+        keras.optimizers.Adam(0.05),
+        keras.optimizers.Adam(0.01),
+        keras.optimizers.Adam(0.01),
+    )
+    reads = [[1, 3], [1, 3], [1]]  # row 3 is unread at the last step
+    for ids in reads:
+        values = rng.normal(size=(len(ids), 2)).astype("float32")
+        dense = np.zeros((5, 2), "float32")
+        dense[ids] = values
+        w = rng.normal(size=3).astype("float32")
+        ours.apply(
+            [tf.IndexedSlices(tf.constant(values), tf.constant(ids), tf.constant([5, 2])), tf.constant(w)],
+            [table, weight],
+        )
+        adam_full.apply([tf.constant(dense)], [full])
+        adam_rest.apply([tf.constant(dense)], [rest])
+        adam_plain.apply([tf.constant(w)], [plain])
+    got = table.numpy()
+    np.testing.assert_allclose(got[1], full.numpy()[1], rtol=1e-5)
+    np.testing.assert_allclose(weight.numpy(), plain.numpy(), rtol=1e-5)
+    if sparse_rows == "dense":
+        np.testing.assert_allclose(got[[0, 2, 3, 4]], rest.numpy()[[0, 2, 3, 4]], rtol=1e-5)
+    else:  # rows 0, 2, 4 never read; row 3 read twice, then waits
+        np.testing.assert_array_equal(got[[0, 2, 4]], start[[0, 2, 4]])
+        assert np.abs(got[3] - start[3]).max() > 1e-3 and np.abs(got[3] - rest.numpy()[3]).max() > 1e-4
+
+
+def test_rest_scale_needs_the_table_and_round_trips():
+    table, other = (
+        keras.Variable(np.zeros((4, 2), "float32"), name="table"),
+        keras.Variable(np.zeros(2, "float32"), name="w"),
+    )
+    RowSubsetAdam(0.1, table.path, rows=[0], rest_scale=0.5).build([table, other])  # the rest may train
+    with pytest.raises(ConfigError, match="and the rest at rest_scale"):
+        RowSubsetAdam(0.1, table.path, rows=[0], rest_scale=0.5).build([other])
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ConfigError, match="rest_scale must be a finite number >= 0"):
+            RowSubsetAdam(0.1, "t", rows=[0], rest_scale=bad)
+    again = RowSubsetAdam.from_config(RowSubsetAdam(0.1, "t", rows=[0], rest_scale=0.25).get_config())
+    assert again.rest_scale == 0.25
