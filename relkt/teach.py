@@ -1,13 +1,13 @@
 """Teach an encoder new languages from parallel text, and show what changed, in one command.
 
-    python -m relkt.teach --langs bn,te,ta,am,km,he,fi,sw --controls ja,fr --pairs-dir ../shared/data/parallel \
+    python -m relkt.teach --langs bn,te,ta,am,km,he,fi,sw --controls ja,fr,ar,ru --pairs-dir ../shared/data/parallel \
         --questions-dir ../shared/data/xor-questions --qa-dir ../shared/data/squad-train \
         --test-dir ../shared/data/xquad-r --output runs/teach
 
 Coverage before (the base, zero-shot), the recommended student (relkt/recipes/teach_student.yaml, one file, with what
 the flags name set over it, then `--set`), coverage after, and forgetting: the controls (languages the base reads,
-trained beside with their rows frozen), the watched languages (`--watch`: scored, never trained) and the QA test
-source whole. One report, OUTPUT/report.md, with its figure
+trained beside as replay, the rows they read kept out of the taught set), the watched languages (`--watch`: scored,
+never trained) and the QA test source whole. One report, OUTPUT/report.md, with its figure
 (OUTPUT/coverage/coverage.png) and OUTPUT/teach.json. Every input is read and checked before anything trains;
 rerunning the same command resumes the student and redoes the report.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import re
 import shlex
 import sys
@@ -39,6 +40,7 @@ from relkt.pair_coverage import read_items
 from relkt.requests import CoverageRequest, TeachRequest
 
 RECIPE = Path(__file__).resolve().parent / "recipes" / "teach_student.yaml"
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -151,6 +153,13 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
     config = student_config(request)
     check_formats(config.data)
     check_inputs(request, config)
+    rest = config.student.language_rows.rest_lr_multiplier
+    if rest and not codes(request.controls):
+        log.warning(
+            "no --controls: the network trains (student.language_rows.rest_lr_multiplier = %g) with no language the "
+            "base reads replayed beside; expect them to drift (the recipe was measured with --controls ja,fr,ar,ru)",
+            rest,
+        )
     out = Path(request.output)
     student = api.train_student(config)
     t1 = time.monotonic()
@@ -185,7 +194,7 @@ def teach_markdown(summary: dict[str, Any], coverage_md: str) -> str:
         f"# relkt.teach: {', '.join(summary['langs'])}",
         "",
         *([f"    {summary['command']}", ""] if summary["command"] else []),
-        f"Taught: {', '.join(summary['langs'])}; controls (the base reads them; trained beside, their rows frozen): "
+        f"Taught: {', '.join(summary['langs'])}; controls (the base reads them; trained beside as replay): "
         f"{', '.join(summary['controls']) or 'none'}; watched (scored only, never trained): "
         f"{', '.join(summary['watch']) or 'none'}. Recipe: `{summary['recipe']}`; the run's resolved config: "
         f"`{summary['student']['run']}/config.yaml`.",
@@ -218,8 +227,8 @@ def build_parser(prog: str = "python -m relkt.teach") -> argparse.ArgumentParser
     p.add_argument(
         "--controls",
         default="",
-        help="comma-separated languages the base reads, trained beside (rows frozen) and scored: forgetting "
-        "(default: none)",
+        help="comma-separated languages the base reads, trained beside as replay (their teacher targets hold the "
+        "network, which the recipe trains gently) and scored: forgetting (default: none)",
     )
     p.add_argument(
         "--watch",

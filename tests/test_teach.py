@@ -104,9 +104,11 @@ def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
     assert report.startswith("# relkt.teach: fi") and "python -m relkt.teach --langs fi" in report
     assert "Wall time: student" in report and "## Language coverage" in report
     assert (out / "coverage" / "coverage.png").stat().st_size > 0
-    # The control's rows are frozen: German embeds as the base did, so its held-out figures cannot move; fi's can.
+    # fi's rows train at the rate, the rest (German's rows among it) at the recipe's hundredth: fi's figures move.
+    # (Rows alone leave a control bit-identical: tests/test_train_student.py.)
+    assert "rest_lr_multiplier: 0.01" in config
     de, fi, zh = ({name: cov["figures"][name][lang]["pairs"] for name in cov["figures"]} for lang in ("de", "fi", "zh"))
-    assert de["student"] == de["zero-shot"] and fi["student"] != fi["zero-shot"]
+    assert fi["student"] != fi["zero-shot"] and set(de) == {"zero-shot", "student"}
     assert set(zh) == {"zero-shot", "student"}  # the watched language is in the report before and after
 
 
@@ -165,9 +167,10 @@ def test_a_watched_language_is_scored_but_never_trained(tmp_path, inputs):
     assert teach.coverage_request(request, config).langs == "fi,de,zh"  # but the report scores it
 
 
-def test_the_recipe_is_the_measured_xor_bank_student_with_dense_rows():
-    """docs/results/teach.md: the recipe is configs/new_languages_xor_bank_student.yaml resolved with dense rows (the
-    ablation that won), what the flags name (languages, folders, run folder) left to them."""
+def test_the_recipe_is_the_measured_xor_bank_student_with_dense_rows_and_the_rest_at_a_hundredth():
+    """docs/results/teach.md: the recipe is configs/new_languages_xor_bank_student.yaml resolved with dense rows and
+    the rest of the network at 0.01 x the rate (the two ablations that won), what the flags name (languages, folders,
+    run folder) left to them."""
     from relkt.config import StudentConfig, load_config, to_dict
 
     measured = load_config(StudentConfig, teach.RECIPE.parents[2] / "configs" / "new_languages_xor_bank_student.yaml")
@@ -183,8 +186,46 @@ def test_the_recipe_is_the_measured_xor_bank_student_with_dense_rows():
     )
     recipe = to_dict(teach.student_config(request))
     assert recipe["schedule"]["sparse_rows"] == "dense" and measured.schedule.sparse_rows == "lazy"
-    recipe["schedule"]["sparse_rows"] = "lazy"
+    rows = recipe["student"]["language_rows"]
+    assert rows["rest_lr_multiplier"] == 0.01 and measured.student.language_rows.rest_lr_multiplier == 0.0
+    recipe["schedule"]["sparse_rows"], rows["rest_lr_multiplier"] = "lazy", 0.0
     assert {**recipe, "output_dir": measured.output_dir} == to_dict(measured)
+
+
+def test_no_controls_with_the_network_training_is_warned_before_it_trains(tmp_path, inputs, monkeypatch, caplog):
+    """The recipe trains the network gently; without --controls nothing the base reads is replayed beside it."""
+
+    class Stop(Exception):
+        pass
+
+    def stop(config):
+        raise Stop
+
+    monkeypatch.setattr(teach.api, "train_student", stop)
+    for controls, warned in (("", True), ("de", False)):
+        caplog.clear()
+        request = teach.TeachRequest(
+            langs="fi",
+            controls=controls,
+            pairs_dir=str(inputs["pairs"]),
+            qa_dir=str(inputs["qa"]),
+            output=str(tmp_path / f"t{controls}"),
+            set=["data.corpus_dev_pairs=10"],
+        )
+        with caplog.at_level("WARNING", logger="relkt.teach"), pytest.raises(Stop):
+            teach.teach(request)
+        assert ("no --controls" in caplog.text) == warned
+    rows_only = teach.TeachRequest(
+        langs="fi",
+        pairs_dir=str(inputs["pairs"]),
+        qa_dir=str(inputs["qa"]),
+        output=str(tmp_path / "rows"),
+        set=["data.corpus_dev_pairs=10", "student.language_rows.rest_lr_multiplier=0"],
+    )
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="relkt.teach"), pytest.raises(Stop):
+        teach.teach(rows_only)
+    assert "no --controls" not in caplog.text
 
 
 def test_smoke_shrinks_what_the_flags_name_and_set_wins_last(tmp_path, inputs):
