@@ -388,34 +388,39 @@ def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_pat
     assert grown["steps"] == 2 * first["steps"] == 2 * 15
 
 
-def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bit_identical(tmp_path):
-    """student.language_rows on a muse student: only rows the Thai texts read and no other training text does (at
-    max_other_count 1), pieces vocabulary extension added among them, may move; the network and every other row stay the
-    teacher's, so English and German embed exactly as before, while Thai moves."""
-    from relkt.encoders.muse_encoder import MuseEncoder
-    from relkt.stages.row_subset_adam import RowSubsetAdam
+def thai_rows_trainer(tmp_path, student: dict | None = None, **language_rows):
+    """A muse student teaching Thai through its own rows (max_other_count 1), German beside it: (trainer, data,
+    teacher export)."""
     from tests.helpers.data import make_synthetic_lareqa
     from tests.helpers.tiny_muse import tiny_muse_encoder
 
     data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "de", "th"))
     teacher = export_encoder(tiny_muse_encoder(), tmp_path / "teacher")
+    rows = {"langs": ["th"], "max_other_count": 1, **language_rows}
     cfg = student_config(
         tmp_path,
         data,
         teacher,
         **{
             "teacher.spec": f"muse:{teacher}",
-            "student": {
-                "extend_vocab": {"enabled": True, "init": "unk"},
-                "language_rows": {"langs": ["th"], "max_other_count": 1},
-            },
+            "student": {**(student or {}), "language_rows": rows},
             "data.student_langs": ["de", "th"],
             "eval.primary_metric": "xx_en/th/P@1",
             "distill.epochs": 1,
             "schedule.learning_rate": 0.05,
         },
     )
-    trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    return train_student.StudentTrainer(load_config(StudentConfig, cfg)), data, teacher
+
+
+def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bit_identical(tmp_path):
+    """student.language_rows on a muse student: only rows the Thai texts read and no other training text does (at
+    max_other_count 1), pieces vocabulary extension added among them, may move; the network and every other row stay the
+    teacher's, so English and German embed exactly as before, while Thai moves."""
+    from relkt.encoders.muse_encoder import MuseEncoder
+    from relkt.stages.row_subset_adam import RowSubsetAdam
+
+    trainer, data, teacher = thai_rows_trainer(tmp_path, {"extend_vocab": {"enabled": True, "init": "unk"}})
     student, rows, first = trainer.student, trainer.language_rows, trainer.vocab_extension.first_id
     assert isinstance(student, MuseEncoder) and isinstance(trainer.optimizer, RowSubsetAdam)
     assert [v.path for v in student.trainable_variables] == [student.token_embedding.embeddings.path]
@@ -469,25 +474,7 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
 def test_language_rows_with_a_rest_rate_move_the_network_gently_and_the_rows_fully(tmp_path):
     """student.language_rows.rest_lr_multiplier 0.01: the Thai rows still learn at the rate, and now the network and
     the table's other rows move too, at a hundredth of it (the whole-network student with a rate per row)."""
-    from tests.helpers.data import make_synthetic_lareqa
-    from tests.helpers.tiny_muse import tiny_muse_encoder
-
-    data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "de", "th"))
-    teacher = export_encoder(tiny_muse_encoder(), tmp_path / "teacher")
-    cfg = student_config(
-        tmp_path,
-        data,
-        teacher,
-        **{
-            "teacher.spec": f"muse:{teacher}",
-            "student": {"language_rows": {"langs": ["th"], "max_other_count": 1, "rest_lr_multiplier": 0.01}},
-            "data.student_langs": ["de", "th"],
-            "eval.primary_metric": "xx_en/th/P@1",
-            "distill.epochs": 1,
-            "schedule.learning_rate": 0.05,
-        },
-    )
-    trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    trainer, _, _ = thai_rows_trainer(tmp_path, rest_lr_multiplier=0.01)
     student, rows = trainer.student, trainer.language_rows
     table_path = student.token_embedding.embeddings.path
     assert trainer.optimizer.rest_scale == 0.01 and len(student.trainable_variables) > 1
