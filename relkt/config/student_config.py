@@ -213,7 +213,7 @@ class LanguageRowsSection:
     that fraction of the rate), so the languages the base model reads keep their embeddings, to within those rare
     rows."""
 
-    # Languages taught through their own token rows, everything else frozen (RowSubsetAdam); [] = off: the whole
+    # Languages taught through their own token rows, the rest frozen or slower (RowSubsetAdam); [] = off: the whole
     # student trains. Needs a trainable token table and student texts in these languages.
     langs: list[str] = field(default_factory=list)
     # A row the other languages' training texts (and the English sources) read this many times stays frozen; 1 = only
