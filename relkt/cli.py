@@ -21,7 +21,7 @@ from relkt.data.qa_format import check_format_name, format_names
 from relkt.data.selection import load_split
 from relkt.data.sources import ENV_VAR
 from relkt.data.splits import SPLIT_UNITS, SPLITS
-from relkt.errors import ConfigError, Interrupted, RelktError, WriteError, is_interrupt
+from relkt.errors import ConfigError, Interrupted, RelktError, WriteError, catch_sigint, is_interrupt
 from relkt.io import os_reason
 
 _POOL = PoolSection()
@@ -185,14 +185,16 @@ def run_cli(
     """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING. Each way it can fail is one line on
     stderr, never a traceback: a RelktError (bad input) is `error: ...` and exit code 2; an OS error (a write to a
     read-only folder, a full disk, a file-size limit) is `error: PATH: cannot write (REASON)` and exit code 1;
-    Ctrl-C prints `interrupted` (or the trainer's own line, with its step) and exits 130. TensorFlow's C++ start-up
+    Ctrl-C prints `interrupted` (or the trainer's own line, with its step) and exits 130, also when it first lands in
+    a finalizer that swallows it (`relkt.errors.catch_sigint`). TensorFlow's C++ start-up
     logs are off here (a CLI's choice; `import relkt` leaves its user's process alone) unless RELKT_VERBOSE=1."""
     quiet_tensorflow.install()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if verbose:
         logging.getLogger("relkt").setLevel(logging.INFO)
     try:
-        return body()
+        with catch_sigint():
+            return body()
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -1,5 +1,10 @@
 """Error types. Each message names the file/field/option at fault and, where it helps, the valid choices."""
 
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
 
 class RelktError(Exception):
     """Base class for errors relkt raises on bad input (data, config, encoder specs)."""
@@ -47,3 +52,37 @@ def is_interrupt(error: BaseException) -> bool:
     return isinstance(error, KeyboardInterrupt) or (
         isinstance(error, RuntimeError) and "REPLACED BY KeyboardInterrupt" in str(error)
     )
+
+
+_SIGINT_PENDING: list[bool] = [False]
+
+
+def _on_sigint(signum, frame) -> None:
+    _SIGINT_PENDING[0] = True
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def catch_sigint() -> Iterator[None]:
+    """Latch Ctrl-C as well as raising it, for the duration: a KeyboardInterrupt raised while Python runs a finalizer
+    (TensorFlow's `AtomicFunction.__del__`, seen in CI) is printed as "Exception ignored" and lost, and the run would
+    train on to exit 0. The latch stays set, and `raise_if_interrupted` (called at every training step) raises it
+    again. Only where Python's own handler is in place (a CLI's main thread); the handler before is put back."""
+    before = signal.getsignal(signal.SIGINT)
+    mine = threading.current_thread() is threading.main_thread() and before is signal.default_int_handler
+    _SIGINT_PENDING[0] = False
+    if mine:
+        signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        _SIGINT_PENDING[0] = False
+        if mine:
+            signal.signal(signal.SIGINT, before)
+
+
+def raise_if_interrupted() -> None:
+    """KeyboardInterrupt when a Ctrl-C arrived that nothing has acted on yet (see `catch_sigint`)."""
+    if _SIGINT_PENDING[0]:
+        _SIGINT_PENDING[0] = False
+        raise KeyboardInterrupt

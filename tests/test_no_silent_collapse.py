@@ -5,6 +5,7 @@ through a real file-size limit where a test can set one, else a fault injected a
 import errno
 import json
 import resource
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -229,6 +230,69 @@ def test_ctrl_c_in_training_is_one_line_exit_130_and_the_rerun_resumes(
     assert "resumed from" in (tmp_path / "run" / "train.log").read_text()
 
 
+class _SwallowsCtrlC:
+    """A finalizer in which SIGINT lands, like TensorFlow's `AtomicFunction.__del__` in a CI run: Python prints
+    "Exception ignored in ..." and the KeyboardInterrupt is gone."""
+
+    def __del__(self):
+        import signal
+
+        signal.raise_signal(signal.SIGINT)
+        for _ in range(10_000):  # the handler runs at a loop's back edge, here, inside the finalizer
+            pass
+
+
+def test_a_ctrl_c_a_finalizer_swallows_still_stops_training(synthetic_data, tmp_path, capsys, monkeypatch):
+    from relkt.training.run_harness import RunHarness
+
+    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 8, "eval.every_steps": 3})
+    after_step = RunHarness.after_step
+
+    def swallowed_at_step_5(self, logs):
+        if self.state.global_step == 4:
+            _SwallowsCtrlC()  # dropped at once: its __del__ runs and eats the KeyboardInterrupt
+        return after_step(self, logs)
+
+    monkeypatch.setattr(RunHarness, "after_step", swallowed_at_step_5)
+    ignored = []  # what Python would print as "Exception ignored in ..."
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: ignored.append(u.exc_type))
+    assert train_teacher.main(["--config", str(cfg)]) == 130
+    assert ignored == [KeyboardInterrupt]  # swallowed once; the latch raised it again
+    err = capsys.readouterr().err
+    assert (
+        one_error_line(err) == "interrupted at step 4; rerun the same command to resume (from its checkpoint of step 3)"
+    )
+
+
+def test_catch_sigint_puts_back_the_handler_before_and_leaves_a_callers_own_alone():
+    import signal
+
+    from relkt.errors import catch_sigint, raise_if_interrupted
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with catch_sigint():
+        assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+        with pytest.raises(KeyboardInterrupt):  # latched: raised again at the next check
+            raise_if_interrupted()
+        raise_if_interrupted()  # once only
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+    def own(signum, frame):
+        own.calls += 1
+
+    own.calls = 0
+    previous = signal.signal(signal.SIGINT, own)
+    try:
+        with catch_sigint():
+            signal.raise_signal(signal.SIGINT)
+            raise_if_interrupted()  # the caller's handler took it; nothing latched
+        assert own.calls == 1 and signal.getsignal(signal.SIGINT) is own
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("ctrl_c", CTRL_C, ids=["KeyboardInterrupt", "pybind11"])
 def test_ctrl_c_in_evaluation_is_one_line_exit_130(tiny_data, tmp_path, capsys, monkeypatch, ctrl_c):
     def interrupt(*args, **kwargs):
@@ -295,7 +359,6 @@ def test_a_real_sigint_stops_training_with_one_line_and_exit_130(synthetic_data,
     """The signal itself, not an injected KeyboardInterrupt: a trainer process gets SIGINT mid-run."""
     import signal
     import subprocess
-    import sys
     import time
 
     cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 50, "eval.every_steps": 10})

@@ -17,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 
 from relkt.encoders.export import export_encoder, link_export
-from relkt.errors import CheckpointError, DegenerateError, NonFiniteError, WriteError
+from relkt.errors import CheckpointError, DegenerateError, NonFiniteError, WriteError, raise_if_interrupted
 from relkt.io import atomic_write_json
 from relkt.metrics.evaluator import Evaluator, run_evaluators
 from relkt.reports import plots
@@ -257,13 +257,16 @@ class RunHarness:
         return self.schedule.rate(self.state.learning_rate, self.state.global_step)
 
     def before_step(self) -> None:
-        """Called before every optimizer step: sets the optimizer's rate during warmup (and once after it)."""
+        """Called before every optimizer step: sets the optimizer's rate during warmup (and once after it); a Ctrl-C
+        that a finalizer swallowed stops the run here."""
+        raise_if_interrupted()
         if self.schedule.in_warmup(self.state.global_step):
             self.optimizer.learning_rate.assign(self.current_learning_rate())
 
     def after_step(self, logs: dict | None) -> bool:
         """Called after every optimizer step; returns True when training must stop. A non-finite loss stops the run
         with NonFiniteError before anything is saved: the checkpoint and best/ stay those of the last good step."""
+        raise_if_interrupted()
         self.state.global_step += 1
         self.state.step_in_epoch += 1
         self.last_logs = {k: float(v) for k, v in (logs or {}).items()}
