@@ -242,7 +242,20 @@ class _SwallowsCtrlC:
             pass
 
 
-def test_a_ctrl_c_a_finalizer_swallows_still_stops_training(synthetic_data, tmp_path, capsys, monkeypatch):
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for the test: a background job (CI's, `nohup`) starts with SIGINT ignored, where
+    no Ctrl-C can arrive and `catch_sigint` rightly leaves the disposition alone."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_a_ctrl_c_a_finalizer_swallows_still_stops_training(
+    synthetic_data, tmp_path, capsys, monkeypatch, python_sigint
+):
     from relkt.training.run_harness import RunHarness
 
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 8, "eval.every_steps": 3})
@@ -264,7 +277,7 @@ def test_a_ctrl_c_a_finalizer_swallows_still_stops_training(synthetic_data, tmp_
     )
 
 
-def test_catch_sigint_puts_back_the_handler_before_and_leaves_a_callers_own_alone():
+def test_catch_sigint_puts_back_the_handler_before_and_leaves_a_callers_own_alone(python_sigint):
     import signal
 
     from relkt.errors import catch_sigint, raise_if_interrupted
