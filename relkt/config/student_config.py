@@ -228,8 +228,17 @@ class LanguageRowsSection:
     # the taught languages share with others still learn and the transformer adapts (replay the languages the base
     # reads in data.student_langs to hold them).
     rest_lr_multiplier: float = 0.0
+    # Pairs drawn from data.corpus_dir for each student language not in `langs` (the languages replayed beside to
+    # hold them, relkt.teach's --controls); 0 = data.corpus_pairs_per_lang, as the taught ones. Replay holds a
+    # language the base reads; it need not teach it, so the taught languages can have more pairs for the same steps.
+    replay_pairs_per_lang: int = 0
 
     def validate(self) -> None:
+        if self.replay_pairs_per_lang < 0:
+            raise ConfigError(
+                f"student.language_rows.replay_pairs_per_lang must be >= 0 (0 = data.corpus_pairs_per_lang), "
+                f"got {self.replay_pairs_per_lang}"
+            )
         if self.max_other_count < 1:
             raise ConfigError(
                 f"student.language_rows.max_other_count must be >= 1 (1 = rows only these languages read), "

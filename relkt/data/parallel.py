@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,9 +165,12 @@ def held_out_rule(data) -> str:
     return "each source's last rows"
 
 
-def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExamples, dict[str, ParallelCorpus]]:
+def corpus_examples(
+    data, langs: Sequence[str], seed: int, pairs_per_lang: Mapping[str, int] | None = None
+) -> tuple[ParallelExamples, dict[str, ParallelCorpus]]:
     """Pairs of general parallel text as document-less examples (q_source = en, q_target = xx, no document), up to
-    `data.corpus_pairs_per_lang` per language drawn with the seed, and each language's held-out slice
+    `data.corpus_pairs_per_lang` per language (or `pairs_per_lang[lang]`, 0 = all) drawn with the seed, and each
+    language's held-out slice
     (`data.corpus_dev_pairs`) for the dev metric. Languages: `data.corpus_langs`, or every one of `langs` except the
     source language that has a `{lang}.tsv` in `data.corpus_dir`. Then each folder of `data.more_pairs` adds its
     share; no training pair may hold a question a question file keeps for scoring (refused, naming the first)."""
@@ -199,8 +202,9 @@ def corpus_examples(data, langs: Sequence[str], seed: int) -> tuple[ParallelExam
             order = np.random.default_rng([seed, 11, sum(lang.encode())]).permutation(len(train))
             if data.corpus_questions == "only":
                 order = order[[question[i] for i in order]] if len(order) else order
-            if share:
-                order = order[:share]
+            take = pairs_per_lang.get(lang, share) if key == "corpus_dir" and pairs_per_lang else share
+            if take:
+                order = order[:take]
             tag = "corpus" if key == "corpus_dir" else f"pairs:{Path(folder).name}"
             for i in sorted(order):
                 for _ in range(data.corpus_question_repeat if question[i] else 1):

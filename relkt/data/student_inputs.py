@@ -5,6 +5,7 @@ of the dev metric (`parallel.corpus_examples`). The trainer receives the one `St
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,13 +35,25 @@ class StudentInputs:
     corpus_dev: dict[str, ParallelCorpus] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, data: Any, document: str, output_dir: str | Path, seed: int) -> StudentInputs:
+    def build(
+        cls,
+        data: Any,
+        document: str,
+        output_dir: str | Path,
+        seed: int,
+        taught: Sequence[str] = (),
+        replay_pairs: int = 0,
+    ) -> StudentInputs:
         """The inputs `data` (a StudentDataSection) asks for; `document` is `distill.document` (which answer the
-        student reads), `output_dir` where a translation cache defaults to."""
+        student reads), `output_dir` where a translation cache defaults to. With `taught` (language rows' languages)
+        and `replay_pairs` > 0, every other student language draws that many corpus_dir pairs, not
+        `data.corpus_pairs_per_lang` (`student.language_rows.replay_pairs_per_lang`)."""
         pool, qa_langs, langs, language_texts = student_pool(data, seed)
+        replayed = [x for x in langs if x not in taught] if taught and replay_pairs else []
+        pairs_per_lang = dict.fromkeys(replayed, replay_pairs)
         examples = student_examples(pool, qa_langs, data, document, output_dir, seed)
         corpus_dev: dict[str, ParallelCorpus] = {}
         if data.corpus_dir or data.more_pairs:  # general parallel text: question-side pairs, a held-out slice for dev
-            corpus, corpus_dev = corpus_examples(data, langs, seed)
+            corpus, corpus_dev = corpus_examples(data, langs, seed, pairs_per_lang)
             examples.extend(corpus)
         return cls(pool, list(langs), list(qa_langs), language_texts, examples, corpus_dev)

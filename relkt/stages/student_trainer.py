@@ -54,7 +54,10 @@ class StudentTrainer(Stage):
         out = Path(c.output_dir)
         out.mkdir(parents=True, exist_ok=True)
         self.strategy, self.chief = start_run(c)
-        self.inputs = inputs = StudentInputs.build(c.data, c.distill.document, out, c.seed)
+        rows = c.student.language_rows
+        self.inputs = inputs = StudentInputs.build(
+            c.data, c.distill.document, out, c.seed, rows.langs, rows.replay_pairs_per_lang
+        )
         self.langs, self.language_texts, self.examples = inputs.langs, inputs.language_texts, inputs.examples
         self.corpus_dev = inputs.corpus_dev
         self.teacher = build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)

@@ -1,0 +1,46 @@
+"""StudentInputs: the one object a student trains on, built from its config's data section."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from relkt.config import StudentConfig, load_config
+from relkt.data.student_inputs import StudentInputs
+from relkt.errors import ConfigError
+from tests.helpers.data import make_synthetic_lareqa
+
+
+def corpus_counts(tmp_path, **replay) -> Counter:
+    """Pairs a language trains on: QA data in en, de, th; 12 pairs each for de and th in corpus_dir, 2 held out."""
+    data = make_synthetic_lareqa(tmp_path / "qa", n_articles=6, langs=("en", "de", "th"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir(exist_ok=True)
+    for lang in ("de", "th"):
+        rows = "".join(f"t\tSentence {i}.\t{lang} {i}.\n" for i in range(12))
+        (corpus / f"{lang}.tsv").write_text("source\ten\txx\n" + rows, encoding="utf-8")
+    sets = [
+        f"data.data_dir={data}",
+        f"data.corpus_dir={corpus}",
+        "data.student_langs=[de, th]",
+        "data.corpus_pairs_per_lang=6",
+        "data.corpus_dev_pairs=2",
+    ]
+    config = load_config(StudentConfig, None, sets)
+    inputs = StudentInputs.build(config.data, config.distill.document, tmp_path / "out", 0, **replay)
+    ex = inputs.examples
+    return Counter(lang for lang, qid in zip(ex.lang, ex.qas_id) if qid.startswith("corpus:"))
+
+
+def test_replayed_languages_draw_their_own_share_of_pairs(tmp_path):
+    """language_rows.replay_pairs_per_lang: the taught language (th) draws corpus_pairs_per_lang (6 of its 10
+    training pairs), a replayed one (de) the replay share (3); without it both draw 6; 0 means the same as unset."""
+    assert corpus_counts(tmp_path) == {"de": 6, "th": 6}
+    assert corpus_counts(tmp_path, taught=["th"], replay_pairs=3) == {"de": 3, "th": 6}
+    assert corpus_counts(tmp_path, taught=["th"], replay_pairs=0) == {"de": 6, "th": 6}
+
+
+def test_replay_pairs_per_lang_must_not_be_negative():
+    with pytest.raises(ConfigError, match="replay_pairs_per_lang must be >= 0"):
+        load_config(StudentConfig, None, ["student.language_rows.replay_pairs_per_lang=-1"])
