@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -388,9 +389,9 @@ def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_pat
     assert grown["steps"] == 2 * first["steps"] == 2 * 15
 
 
-def thai_rows_trainer(tmp_path, student: dict | None = None, **language_rows):
+def thai_rows_trainer(tmp_path, student: dict | None = None, data_set: dict | None = None, **language_rows):
     """A muse student teaching Thai through its own rows (max_other_count 1), German beside it: (trainer, data,
-    teacher export)."""
+    teacher export). `data_set`: more `data.` settings."""
     from tests.helpers.data import make_synthetic_lareqa
     from tests.helpers.tiny_muse import tiny_muse_encoder
 
@@ -408,6 +409,7 @@ def thai_rows_trainer(tmp_path, student: dict | None = None, **language_rows):
             "eval.primary_metric": "xx_en/th/P@1",
             "distill.epochs": 1,
             "schedule.learning_rate": 0.05,
+            **{f"data.{key}": value for key, value in (data_set or {}).items()},
         },
     )
     return train_student.StudentTrainer(load_config(StudentConfig, cfg)), data, teacher
@@ -511,3 +513,20 @@ def test_language_rows_need_training_text_in_their_languages_and_a_trainable_tab
         )
         with pytest.raises(ConfigError, match="token table is frozen"):
             train_student.StudentTrainer(load_config(StudentConfig, frozen))
+
+
+def test_replayed_languages_train_on_their_own_share_of_pairs(tmp_path):
+    """student.language_rows.replay_pairs_per_lang reaches the trainer: beside Thai's rows, German (replayed, not
+    taught) trains on 3 corpus pairs, Thai on data.corpus_pairs_per_lang's 5 (each file: 10 pairs, 2 held out)."""
+    from tests.helpers.tiny_muse import WORDS
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for lang in ("de", "th"):
+        rows = [f"t\t{WORDS['en'][i]} {WORDS['en'][i + 1]}\t{WORDS[lang][i]} {WORDS[lang][i + 1]}\n" for i in range(10)]
+        (corpus / f"{lang}.tsv").write_text("source\ten\txx\n" + "".join(rows), encoding="utf-8")
+    pairs = {"corpus_dir": str(corpus), "corpus_pairs_per_lang": 5, "corpus_dev_pairs": 2}
+    trainer, _, _ = thai_rows_trainer(tmp_path, data_set=pairs, replay_pairs_per_lang=3)
+    ex = trainer.examples
+    drawn = Counter(lang for lang, qid in zip(ex.lang, ex.qas_id) if qid.startswith("corpus:"))
+    assert drawn == {"th": 5, "de": 3}
