@@ -14,6 +14,7 @@ from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel import ParallelExamples, corpus_examples, student_examples
 from relkt.data.parallel_corpus import ParallelCorpus
 from relkt.data.selection import student_pool
+from relkt.errors import ConfigError
 
 
 @dataclass
@@ -48,6 +49,11 @@ class StudentInputs:
         student reads), `output_dir` where a translation cache defaults to. With `taught` (language rows' languages)
         and `replay_pairs` > 0, every other student language draws that many corpus_dir pairs, not
         `data.corpus_pairs_per_lang` (`student.language_rows.replay_pairs_per_lang`)."""
+        if replay_pairs and not taught:  # nothing is replayed without taught languages: say so, never ignore it
+            raise ConfigError(
+                "student.language_rows.replay_pairs_per_lang is set but student.language_rows.langs is empty: "
+                "replayed languages are the student languages those rows do not teach"
+            )
         pool, qa_langs, langs, language_texts = student_pool(data, seed)
         replayed = [x for x in langs if x not in taught] if taught and replay_pairs else []
         pairs_per_lang = dict.fromkeys(replayed, replay_pairs)

@@ -39,6 +39,8 @@ def test_replayed_languages_draw_their_own_share_of_pairs(tmp_path):
     assert corpus_counts(tmp_path) == {"de": 6, "th": 6}
     assert corpus_counts(tmp_path, taught=["th"], replay_pairs=3) == {"de": 3, "th": 6}
     assert corpus_counts(tmp_path, taught=["th"], replay_pairs=0) == {"de": 6, "th": 6}
+    with pytest.raises(ConfigError, match="replay_pairs_per_lang is set but student.language_rows.langs is empty"):
+        corpus_counts(tmp_path, replay_pairs=3)  # no taught languages: nothing is replayed, so it is an error
 
 
 def test_replay_pairs_per_lang_must_not_be_negative():
