@@ -286,6 +286,8 @@ class StudentConfig:
             self.eval.every_steps = min(self.eval.every_steps, 5)
             self.eval.max_questions = min(self.eval.max_questions or 64, 64)
             self.data.corpus_pairs_per_lang = min(self.data.corpus_pairs_per_lang or 32, 32)
+            rows = self.student.language_rows  # the replayed languages' own share shrinks with the rest
+            rows.replay_pairs_per_lang = min(rows.replay_pairs_per_lang, 32)
             self.data.corpus_dev_pairs = min(self.data.corpus_dev_pairs, 64)
             self.data.more_pairs = {folder: min(share or 32, 32) for folder, share in self.data.more_pairs.items()}
         return self
