@@ -59,6 +59,10 @@ class StudentDataSection(PoolSection):
     # drawn, `only` those; each question pair drawn is repeated corpus_question_repeat times (a weight).
     corpus_questions: Literal["all", "only"] = "all"  # all pairs, or only question-shaped ones
     corpus_question_repeat: int = 1  # times each question-shaped pair drawn is trained on (1 = once, like the rest)
+    # A weight by language: times each pair-file pair drawn for it (corpus_dir and more_pairs) is trained on, e.g.
+    # {vi: 2} for a language with a third of the others' pairs; a language not named trains once. Multiplies
+    # corpus_question_repeat.
+    corpus_lang_repeat: dict[str, int] = field(default_factory=dict)
     # More pair folders beside corpus_dir, each with its own share: folder -> training pairs drawn per student
     # language with a file there (0 = all), e.g. {../shared/data/xor-questions: 0}. A question file gives its
     # `split = train` rows alone; its other rows are for scoring only, and a training pair from any folder that holds
@@ -79,6 +83,11 @@ class StudentDataSection(PoolSection):
             raise ConfigError(f"data.code_switch_ratio must be in (0, 1], got {self.code_switch_ratio}")
         if self.corpus_question_repeat < 1:
             raise ConfigError(f"data.corpus_question_repeat must be >= 1, got {self.corpus_question_repeat}")
+        for lang, times in self.corpus_lang_repeat.items():
+            if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+                raise ConfigError(f"data.corpus_lang_repeat.{lang}: times trained, an integer >= 1, got {times!r}")
+            if lang == self.source_lang:
+                raise ConfigError(f"data.corpus_lang_repeat: {lang} is the source language; it has no pairs")
         for folder, share in self.more_pairs.items():
             if not isinstance(share, int) or share < 0:
                 raise ConfigError(f"data.more_pairs.{folder}: pairs per language, an integer >= 0, got {share!r}")

@@ -206,8 +206,9 @@ def corpus_examples(
             if take:
                 order = order[:take]
             tag = "corpus" if key == "corpus_dir" else f"pairs:{Path(folder).name}"
+            times = data.corpus_lang_repeat.get(lang, 1)
             for i in sorted(order):
-                for _ in range(data.corpus_question_repeat if question[i] else 1):
+                for _ in range(times * (data.corpus_question_repeat if question[i] else 1)):
                     out.append(train.en[i], train.xx[i], "", "", lang, f"{tag}:{lang}:{i}")
     for i, roman in romanized_rows(out.q_target, out.lang, data.romanize_langs):  # a second, Latin-letter view
         out.append(out.q_source[i], roman, "", "", out.lang[i], f"{out.qas_id[i]}:roman")

@@ -183,6 +183,29 @@ def test_question_shaped_pairs_kept_alone_or_weighted(tmp_path):
     assert len(targets("data.corpus_questions=only", "data.corpus_pairs_per_lang=1")) == 1
 
 
+def test_a_language_weight_repeats_its_pairs_alone(tmp_path):
+    """data.corpus_lang_repeat: {fi: 3} trains each fi pair three times (times the question weight); sv's once."""
+    from relkt.config import StudentConfig, load_config
+    from relkt.data.parallel import corpus_examples
+    from relkt.errors import ConfigError
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "fi.tsv").write_text("source\ten\txx\nt\tWho?\tKuka?\nt\tNo.\tEi.\n")
+    (corpus / "sv.tsv").write_text("source\ten\txx\nt\tNo.\tNej.\n")
+
+    def targets(*sets):
+        config = load_config(StudentConfig, None, [f"data.corpus_dir={corpus}", "data.corpus_dev_pairs=0", *sets])
+        return sorted(corpus_examples(config.data, ["en", "fi", "sv"], 0)[0].q_target)
+
+    assert targets("data.corpus_lang_repeat={fi: 3}") == ["Ei."] * 3 + ["Kuka?"] * 3 + ["Nej."]
+    # 3 x 2 for the question-shaped pair
+    assert targets("data.corpus_lang_repeat={fi: 3}", "data.corpus_question_repeat=2").count("Kuka?") == 6
+    for bad, match in [("{fi: 0}", r"corpus_lang_repeat\.fi: .* >= 1, got 0"), ("{en: 2}", "source language")]:
+        with pytest.raises(ConfigError, match=match):
+            load_config(StudentConfig, None, [f"data.corpus_lang_repeat={bad}"])
+
+
 def test_a_held_out_source_never_trains_a_student(tmp_path):
     """data.corpus_held_out_sources: every pair of that source is out of training; corpus_dev_pairs of them are dev."""
     from relkt.config import StudentConfig, load_config
