@@ -45,6 +45,21 @@ def test_resume_refuses_other_data_naming_the_file(synthetic_data, tmp_path, cap
     assert "was trained on other inputs (data/de.json:" in err and "data/en.json" in err
 
 
+def test_resume_refuses_a_changed_more_qa_file(synthetic_data, tmp_path, capsys):
+    from tests.helpers.data import other_articles
+
+    more = other_articles(tmp_path)
+    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 3, "data.more_qa": [str(more)]})
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    recorded = json.loads((tmp_path / "run" / "fingerprints.json").read_text())
+    assert set(recorded) == {"data/de.json", "data/en.json", "more_qa/0/en.json"}
+    doc = json.loads((more / "en.json").read_text())
+    doc["data"].pop()  # one article fewer: other training questions
+    (more / "en.json").write_text(json.dumps(doc))
+    assert train_teacher.main(["--config", str(cfg)]) == 2
+    assert "was trained on other inputs (more_qa/0/en.json:" in capsys.readouterr().err
+
+
 def test_bad_values_fail_at_load_and_a_config_that_trained_nothing_can_be_corrected(synthetic_data, tmp_path, capsys):
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 2})
     assert train_teacher.main(["--config", str(cfg), "--set", "eval.primary_metric=lareqa/nDCG"]) == 2

@@ -98,11 +98,17 @@ class DataSection(PoolSection):
     train_langs: list[str] = field(default_factory=lambda: ["en"])  # question languages trained on
     answer_langs: list[str] = field(default_factory=lambda: ["en"])  # languages of positives/negatives
     answer_unit: Literal["sentence", "passage"] = "sentence"  # answer sentences (LAReQA) or paragraphs (CL-ReLKT)
+    # More QA sources (folders or files, format told by the files) whose train_langs questions all train, never dev
+    # or test: e.g. an English QA set beside a benchmark's training folds (../shared/data/squad-train). Each is
+    # refused at start if it shares an article, context or question id with data_dir or test_dir.
+    more_qa: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
         super().validate()
         if not self.train_langs or not self.answer_langs:
             raise ConfigError("data.train_langs and data.answer_langs must name at least one language")
+        if not isinstance(self.more_qa, list) or not all(isinstance(x, str) and x for x in self.more_qa):
+            raise ConfigError(f"data.more_qa: a list of QA folders or files, got {self.more_qa!r}")
 
 
 @dataclass

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +89,26 @@ class LareqaPool:
             names = ", ".join(str(d.path) for d in datas) or "no files"
             raise DataError(f"empty pool ({len(questions)} questions, {len(candidates)} candidates) from {names}")
         return pool
+
+    @classmethod
+    def concat(cls, pools: Sequence[LareqaPool]) -> LareqaPool:
+        """One pool of several sources' pools (a teacher's training folds and `data.more_qa`): candidates appended,
+        gold re-indexed. Candidate ids count positions within a source, so the K-th pool's (K > 0) are marked
+        `lang:K+...`; a question id two sources share would merge their gold: refused."""
+        questions: list[Question] = []
+        candidates: list[Candidate] = []
+        gold: list[np.ndarray] = []
+        for k, pool in enumerate(pools):
+            gold.extend(g + len(candidates) for g in pool.gold)
+            questions.extend(pool.questions)
+            candidates.extend(
+                replace(c, cid=f"{c.lang}:{k}+{c.cid.split(':', 1)[1]}") if k else c for c in pool.candidates
+            )
+        qids = [q.qid for q in questions]
+        if len(set(qids)) < len(qids):
+            twice = sorted({x for x, n in Counter(qids).items() if n > 1})
+            raise DataError(f"two QA sources share the question id {twice[0]!r} ({len(twice)} ids in all)")
+        return cls(questions, candidates, gold, sum(pool.unmatched_answers for pool in pools))
 
     # ----- views -------------------------------------------------------------------------
     @property

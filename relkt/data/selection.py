@@ -115,6 +115,37 @@ def check_test_source(data: Any) -> None:
         check_unseen(train.read(), test.read(), str(train.path), str(test.path))
 
 
+def more_qa_sources(data: Any) -> list[QaSource]:
+    """The teacher's `data.more_qa` sources, opened (none for a student's data)."""
+    return [QaSource.open(path) for path in getattr(data, "more_qa", [])]
+
+
+def more_qa_pools(data: Any) -> list[LareqaPool]:
+    """Each `data.more_qa` source whole, its `data.train_langs` questions against its `data.answer_langs`
+    candidates; refused if it shares an article, context or question id with the training source (whose dev and
+    test come from it) or the test source, or holds no train_langs question."""
+    pools = []
+    for source in more_qa_sources(data):
+        langs = [x for x in pool_langs(data) or [] if x in source.languages()]
+        if not set(langs) & set(data.train_langs):
+            raise ConfigError(
+                f"data.more_qa: {source.path} holds no {', '.join(data.train_langs)} questions (data.train_langs); "
+                f"it holds {', '.join(source.languages())}"
+            )
+        extra = source.read(langs)
+        for key, held in (("data.data_dir", train_source(data, download=False)), ("data.test_dir", test_source(data))):
+            if held is not None:
+                check_unseen(
+                    extra,
+                    held.read(),
+                    f"{source.path} (data.more_qa)",
+                    f"{held.path} ({key})",
+                    fix="data.more_qa trains on every question it holds; remove the shared ones from one side",
+                )
+        pools.append(LareqaPool.from_language_data(extra).subset(data.train_langs, data.answer_langs))
+    return pools
+
+
 def pool_langs(data: Any) -> list[str] | None:
     """The languages a stage's training pool is cut from: a teacher's train and answer languages, a student's all."""
     return sorted(set(data.train_langs) | set(data.answer_langs)) if hasattr(data, "train_langs") else None
@@ -126,6 +157,7 @@ def teacher_pool(data: Any, seed: int) -> LareqaPool:
     check_test_source(data)
     pool = load_split(data, "train", langs=pool_langs(data))
     pool = pool.subset(question_langs=data.train_langs, candidate_langs=data.answer_langs)
+    pool = LareqaPool.concat([pool, *more_qa_pools(data)])
     if data.answer_unit == "passage":
         pool = pool.to_passages()
     if not any(len(g) for g in pool.gold):

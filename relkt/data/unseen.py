@@ -21,8 +21,15 @@ def _keys(datas: list[LanguageData]) -> dict[str, dict[str, str]]:
     return out
 
 
-def check_unseen(train: list[LanguageData], test: list[LanguageData], train_name: str, test_name: str) -> None:
-    """DataError naming the first test article, context or question id (and how many) that the training data holds."""
+def check_unseen(
+    train: list[LanguageData],
+    test: list[LanguageData],
+    train_name: str,
+    test_name: str,
+    fix: str = "remove them from one side, or score the training source's own test split (no data.test_dir)",
+) -> None:
+    """DataError naming the first test article, context or question id (and how many) that the training data holds;
+    `fix` says what the user can do."""
     seen, scored = _keys(train), _keys(test)
     for kind in ("article", "question id", "context"):
         shared = sorted(set(seen[kind]) & set(scored[kind]))
@@ -31,7 +38,5 @@ def check_unseen(train: list[LanguageData], test: list[LanguageData], train_name
             first = shared[0] if kind != "context" else shared[0][:60] + ("..." if len(shared[0]) > 60 else "")
             raise DataError(
                 f"test source {test_name}: {kind} {first!r} ({scored[kind][shared[0]]}) also occurs in the "
-                f"training source {train_name} ({seen[kind][shared[0]]}){more}; a test "
-                "set must be unseen: remove them from one side, or score the training source's own test split "
-                "(no data.test_dir)"
+                f"training source {train_name} ({seen[kind][shared[0]]}){more}; a test set must be unseen: {fix}"
             )

@@ -15,13 +15,14 @@ import math
 import numpy as np
 
 from relkt.config import TeacherConfig
-from relkt.data.selection import measured_split, pool_langs, teacher_pool
+from relkt.data.selection import measured_split, more_qa_sources, pool_langs, teacher_pool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
 from relkt.mining import TripletNegatives
 from relkt.stages.sparse_adam import SparseAdam
 from relkt.stages.triplet_model import TripletModel
 from relkt.training.distributed_loop import fit
+from relkt.training.run_folder import file_fingerprint
 from relkt.training.run_harness import HarnessCallback
 from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
 
@@ -63,8 +64,13 @@ class TeacherTrainer(Stage):
         )
 
     def fingerprints(self) -> dict[str, dict]:
-        """What a resumed run must find again besides the data: nothing (its base model is in its checkpoint)."""
-        return {}
+        """What a resumed run must find again besides the training source: each `data.more_qa` file
+        (`more_qa/K/FILE`; its base model is in its checkpoint)."""
+        return {
+            f"more_qa/{k}/{path.name}": file_fingerprint(path)
+            for k, source in enumerate(more_qa_sources(self.config.data))
+            for _, path in sorted(source.files().items())
+        }
 
     def run(self) -> dict:
         m = self.config.mining

@@ -42,6 +42,22 @@ def test_subset_reindexes_gold(tiny_data):
         assert de_to_en.candidates[g[0]].cid in pool.relevant()[q.qid]
 
 
+def test_concat_keeps_each_sources_gold_and_refuses_a_shared_question_id(tiny_data):
+    pool = LareqaPool.load(tiny_data)
+    en, de = pool.subset(["en"], ["en"]), pool.subset(["de"], ["de"])
+    both = LareqaPool.concat([en, de])
+    # German's candidates come after English's 6: its gold moves by 6, and its candidate ids are marked as the
+    # second source's (each source counts `article.paragraph.sentence` from 0).
+    assert len(both.candidates) == 12 and both.candidates[6].cid == "de:1+" + de.candidates[0].cid.split(":")[1]
+    for source in (en, de):
+        for q, g in zip(source.questions, source.gold):
+            mine = both.gold[both.questions.index(q)]
+            assert [both.candidates[j].sentence for j in mine] == [source.candidates[j].sentence for j in g]
+            assert len(g) == 1  # one language each: one gold sentence
+    with pytest.raises(DataError, match=r"two QA sources share the question id 'en:b1' \(6 ids in all\)"):
+        LareqaPool.concat([en, en])
+
+
 def test_unknown_language_lists_available(tiny_data):
     with pytest.raises(DataError, match="no data for language.*xx.*available: de, en"):
         LareqaPool.load(tiny_data, langs=["en", "xx"])

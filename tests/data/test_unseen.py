@@ -4,36 +4,11 @@ import json
 
 import pytest
 
-from relkt.config.sections import PoolSection
+from relkt.config.sections import DataSection, PoolSection
 from relkt.config.student_config import StudentDataSection
-from relkt.data.selection import load_split, student_pool
+from relkt.data.selection import load_split, student_pool, teacher_pool
 from relkt.errors import ConfigError, DataError
-from tests.helpers.data import ARTICLES, squad_json
-
-
-def english_only(tmp_path, name, articles):
-    folder = tmp_path / name
-    folder.mkdir()
-    doc = squad_json("en")
-    doc["data"] = [a for a in doc["data"] if a["title"] in articles]
-    (folder / "en.json").write_text(json.dumps(doc), encoding="utf-8")
-    return folder
-
-
-def other_articles(tmp_path):
-    """The fixture's English articles under other titles, ids and contexts: a training source sharing nothing."""
-    folder = english_only(tmp_path, "other", {"Cats", "Rivers", "Bread"})
-    doc = json.loads((folder / "en.json").read_text())
-    for article in doc["data"]:
-        article["title"] = "Old " + article["title"]
-        for paragraph in article["paragraphs"]:
-            paragraph["context"] += " Then more."
-            paragraph["sentences"].append("Then more.")
-            paragraph["sentence_breaks"].append([len(paragraph["context"]) - 10, len(paragraph["context"])])
-            for qa in paragraph["qas"]:
-                qa["id"] = "old-" + qa["id"]
-    (folder / "en.json").write_text(json.dumps(doc), encoding="utf-8")
-    return folder
+from tests.helpers.data import ARTICLES, english_only, other_articles
 
 
 def test_the_test_source_is_scored_whole_and_dev_comes_from_training(tiny_data, tmp_path):
@@ -86,3 +61,37 @@ def test_a_student_language_without_qa_data_learns_from_pairs(tmp_path):
 
 def test_languages_of_the_test_fixture():
     assert sorted(ARTICLES) == ["de", "en"]  # what the counts above assume
+
+
+def test_more_qa_trains_every_question_it_holds_and_nothing_it_shares(tiny_data, tmp_path):
+    more = other_articles(tmp_path)  # "Old Cats", "Old Rivers", "Old Bread": 6 English questions
+    base = {"data_dir": str(tiny_data), "split_fractions": [0.7, 0.3, 0.0]}
+    alone = teacher_pool(DataSection(**base), seed=0)
+    both = teacher_pool(DataSection(**base, more_qa=[str(more)]), seed=0)
+    added = both.questions[len(alone.questions) :]
+    assert both.questions[: len(alone.questions)] == alone.questions
+    assert len(added) == 6 and {q.article for q in added} == {"Old Cats", "Old Rivers", "Old Bread"}
+    # Each added question's gold is its own sentence in its own article ("What do cats hunt?": the mice sentence).
+    hunt = next(i for i, q in enumerate(both.questions) if q.qas_id == "old-c2")
+    assert [both.candidates[j].sentence for j in both.gold[hunt]] == ["They hunt mice at night."]
+    assert both.candidates[both.gold[hunt][0]].article == "Old Cats"
+    # Dev and test come from data_dir alone.
+    dev = load_split(DataSection(**base, more_qa=[str(more)]), "dev")
+    assert not {q.article for q in dev.questions} & {"Old Cats", "Old Rivers", "Old Bread"}
+
+
+def test_more_qa_that_shares_an_article_or_lacks_the_question_languages_is_refused(tiny_data, tmp_path):
+    leak = english_only(tmp_path, "leak", {"Rivers"})
+    with pytest.raises(
+        DataError,
+        match=r"test source .*xquad-r \(data.data_dir\): article 'Rivers' .* also occurs in the training source "
+        r".*leak \(data.more_qa\) .*: data.more_qa trains on every question it holds",
+    ):
+        teacher_pool(DataSection(data_dir=str(tiny_data), more_qa=[str(leak)]), seed=0)
+    more = other_articles(tmp_path)
+    with pytest.raises(
+        ConfigError, match=r"data.more_qa: .*other holds no de questions \(data.train_langs\); it holds en"
+    ):
+        teacher_pool(DataSection(data_dir=str(tiny_data), train_langs=["de"], more_qa=[str(more)]), seed=0)
+    with pytest.raises(ConfigError, match=r"data.more_qa: a list of QA folders or files, got ''"):
+        DataSection(more_qa="").validate()

@@ -129,3 +129,28 @@ def write_corpus(folder, lang: str, n: int):
     folder.mkdir(parents=True, exist_ok=True)
     rows = "".join(f"tatoeba\tthe number {i} is here\tdie Zahl {i} ist hier\n" for i in range(n))
     (folder / f"{lang}.tsv").write_text("source\ten\txx\n" + rows)
+
+
+def english_only(tmp_path, name, articles):
+    folder = tmp_path / name
+    folder.mkdir()
+    doc = squad_json("en")
+    doc["data"] = [a for a in doc["data"] if a["title"] in articles]
+    (folder / "en.json").write_text(json.dumps(doc), encoding="utf-8")
+    return folder
+
+
+def other_articles(tmp_path):
+    """The fixture's English articles under other titles, ids and contexts: a training source sharing nothing."""
+    folder = english_only(tmp_path, "other", {"Cats", "Rivers", "Bread"})
+    doc = json.loads((folder / "en.json").read_text())
+    for article in doc["data"]:
+        article["title"] = "Old " + article["title"]
+        for paragraph in article["paragraphs"]:
+            paragraph["context"] += " Then more."
+            paragraph["sentences"].append("Then more.")
+            paragraph["sentence_breaks"].append([len(paragraph["context"]) - 10, len(paragraph["context"])])
+            for qa in paragraph["qas"]:
+                qa["id"] = "old-" + qa["id"]
+    (folder / "en.json").write_text(json.dumps(doc), encoding="utf-8")
+    return folder
