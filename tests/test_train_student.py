@@ -294,7 +294,7 @@ def test_a_truncated_teacher_target_cache_is_computed_again(tmp_path):
         assert z["targets"].shape == (2, 4)
 
 
-def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_texts(tmp_path):
+def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_texts(tmp_path, monkeypatch):
     """student.extend_vocab on a muse student (teacher: a relkt export of a tiny muse) takes the sentencepiece path:
     the characters of the synthetic Thai the tiny model lacks become pieces, their rows follow the table's, and the
     new-rows learning-rate multiplier scales exactly those rows."""
@@ -339,6 +339,31 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
     )
     with pytest.raises(ConfigError, match="student.extend_vocab .*not all Unicode script names"):
         train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    # ... and so does piece_chars: every learned piece kept holds one of them or a character the base cannot read.
+    import relkt.stages.student_trainer as stage
+
+    seen = {}
+
+    def extend(*args, **kwargs):
+        seen.update(kwargs)
+        return extend_encoder_vocabulary(*args, **kwargs)
+
+    from relkt.encoders.registry import extend_encoder_vocabulary
+
+    monkeypatch.setattr(stage, "extend_encoder_vocabulary", extend)
+    cfg = student_config(
+        tmp_path / "chars",
+        data,
+        teacher,
+        **{
+            "teacher.spec": f"muse:{teacher}",
+            "data.student_langs": ["th"],
+            "eval.primary_metric": "xx_en/th/P@1",
+            "student": {"extend_vocab": {"enabled": True, "pieces": 20, "piece_chars": "ß"}},
+        },
+    )
+    train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    assert seen["piece_chars"] == "ß" and seen["pieces"] == 20
 
 
 def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthetic_data, teacher_dir, tmp_path):

@@ -192,6 +192,10 @@ class VocabExtensionSection:
     # the base reads them; e.g. [Greek], which mUSE spells letter by letter (~5 pieces a word). Such text then
     # reads new rows from step 0 (start them with init: compose).
     piece_scripts: list[str] = field(default_factory=list)
+    # muse only: also keep the learned pieces that hold one of these characters; a language's own letters in a
+    # script the base's languages share (Vietnamese's ăâđêôơư and tone-marked vowels, Latin like English's): its
+    # words get word-sized rows while text without those letters (English, Spanish) keeps its ids.
+    piece_chars: str = ""
     # The new rows' learning rate as a multiple of schedule.learning_rate (relkt.stages.sparse_adam): at a
     # fine-tuning rate (5e-5) Adam moves a row at most ~0.03 in an epoch of 572 steps, half of MiniLM's
     # per-dimension embedding spread (0.055), so untrained rows hardly learn without it.
@@ -207,6 +211,13 @@ class VocabExtensionSection:
                 f"student.extend_vocab.piece_scripts={self.piece_scripts} keeps learned pieces: set "
                 f"student.extend_vocab.pieces > 0"
             )
+        if self.piece_chars and self.pieces <= 0:
+            raise ConfigError(
+                f"student.extend_vocab.piece_chars={self.piece_chars!r} keeps learned pieces: set "
+                f"student.extend_vocab.pieces > 0"
+            )
+        if any(c.isspace() for c in self.piece_chars):
+            raise ConfigError(f"student.extend_vocab.piece_chars={self.piece_chars!r}: list letters only, no spaces")
         if self.new_rows_lr_multiplier <= 0:
             raise ConfigError(
                 f"student.extend_vocab.new_rows_lr_multiplier must be > 0, got {self.new_rows_lr_multiplier}"

@@ -34,18 +34,26 @@ def extend_encoder_vocabulary(
     seed: int = 0,
     pieces: int = 0,
     piece_scripts: Sequence[str] = (),
+    piece_chars: str = "",
 ) -> tuple[object, VocabExtension]:
     """A copy of `encoder` whose vocabulary reads `texts`: new sentencepiece pieces for a `muse` encoder
     (`extend_sentencepiece_vocabulary`), new WordPiece tokens for a `bert:` one (`extend_vocabulary`);
     deterministic given the texts and seed, so a resumed run rebuilds the same vocabulary."""
     if isinstance(encoder, MuseEncoder):
         return extend_sentencepiece_vocabulary(
-            encoder, texts, min_count, init, seed=seed, pieces=pieces, piece_scripts=piece_scripts
+            encoder,
+            texts,
+            min_count,
+            init,
+            seed=seed,
+            pieces=pieces,
+            piece_scripts=piece_scripts,
+            piece_chars=piece_chars,
         )
-    if piece_scripts:
+    if piece_scripts or piece_chars:
         raise ConfigError(
-            f"extend_vocab.piece_scripts={list(piece_scripts)} is for `muse` students; a BERT student's "
-            f"extra scripts go in split_scripts"
+            f"extend_vocab.piece_scripts={list(piece_scripts)} / piece_chars={piece_chars!r} are for `muse` "
+            f"students; a BERT student's extra scripts go in split_scripts"
         )
     return extend_vocabulary(encoder, texts, min_count, init, split_scripts, seed=seed, pieces=pieces)
 

@@ -8,10 +8,12 @@ distillation cannot teach a language through one unknown id. The sentencepiece m
 - with `pieces` > 0, a unigram model learned on the training texts adds its pieces that hold an unreadable
   character (learned scores), so a Hindi word is a few rows instead of a row per letter;
 - with `piece_scripts` (e.g. Greek, which mUSE reads but spells letter by letter, ~5 pieces a word), also the
-  learned pieces that hold a character of those scripts: text in them gets word-sized rows of its own.
+  learned pieces that hold a character of those scripts: text in them gets word-sized rows of its own;
+- with `piece_chars` (e.g. Vietnamese's own letters ơ ư đ ạ ..., in a script the supported languages share), the
+  learned pieces that hold one of those characters, so only text holding them reads new pieces.
 A piece holding an unreadable character cannot match text the base could read, and the single characters score
 as unknowns, so text without unknown characters keeps its ids; `piece_scripts` gives up that guarantee for text
-holding those scripts only. New ids follow the base's (128,000 on), their rows
+holding those scripts or characters only. New ids follow the base's (128,000 on), their rows
 follow the table's (128,010 on: mUSE's last 10 rows are reached by no piece and stay where they are).
 """
 
@@ -65,6 +67,12 @@ def missing_characters(proto: bytes, texts: Sequence[str]) -> tuple[list[str], l
         order(c for c in counts if c not in inside),
         order(c for c in counts if c in inside and c not in singles and c != "\u2581"),
     )
+
+
+def normalized_chars(proto: bytes, chars: str) -> set[str]:
+    """The characters of `chars` as the model normalizes them (NFKC), so they match the learned pieces' spelling;
+    without the word-start mark the normalizer adds."""
+    return set(spm.SentencePieceProcessor(model_proto=proto).normalize(chars)) - {"\u2581"} if chars else set()
 
 
 def learn_pieces(proto: bytes, texts: Sequence[str], num_pieces: int) -> list[tuple[str, float]]:
@@ -130,10 +138,12 @@ def extend_sentencepiece_vocabulary(
     seed: int = 0,
     pieces: int = 0,
     piece_scripts: Sequence[str] = (),
+    piece_chars: str = "",
 ):
     """A copy of the MuseEncoder `encoder` whose vocabulary reads `texts` without `<unk>`; returns
     (encoder, VocabExtension). `min_count` drops characters seen fewer times; `pieces` > 0 learns a unigram
-    model of that size and keeps its pieces that hold an unreadable character or one of `piece_scripts`. New
+    model of that size and keeps its pieces that hold an unreadable character, one of `piece_scripts` or of
+    `piece_chars`. New
     rows start as in `relkt.encoders.vocab_extension.extend_vocabulary` (`random`: mean row + noise of the rows'
     spread) or, with `compose`, as the mean of the base rows that spell them."""
     if init not in MUSE_INIT_CHOICES:
@@ -143,6 +153,13 @@ def extend_sentencepiece_vocabulary(
             f"student.extend_vocab.piece_scripts={list(piece_scripts)} keeps learned pieces: set "
             f"student.extend_vocab.pieces > 0"
         )
+    if piece_chars and pieces <= 0:
+        raise ConfigError(
+            f"student.extend_vocab.piece_chars={piece_chars!r} keeps learned pieces: set "
+            f"student.extend_vocab.pieces > 0"
+        )
+    if any(c.isspace() for c in piece_chars):
+        raise ConfigError(f"student.extend_vocab.piece_chars={piece_chars!r}: list letters only, no spaces")
     if encoder.added_pieces_start:
         raise ConfigError("this muse encoder's vocabulary was extended already; extend the base (teacher) once")
     proto = bytes(encoder.tokenizer.proto)
@@ -156,12 +173,12 @@ def extend_sentencepiece_vocabulary(
     lowest = min(p.score for p in model.pieces if p.type == p.NORMAL)
     new: list[tuple[str, float]] = [(c, lowest - UNKNOWN_PENALTY) for c in unreadable + partial]
     learned = 0
-    if pieces > 0 and (unreadable or piece_scripts):
-        blocked = set(unreadable)
+    if pieces > 0 and (unreadable or piece_scripts or piece_chars):
+        marks = set(unreadable) | normalized_chars(proto, piece_chars)
         candidates = [(p, score) for p, score in learn_pieces(proto, texts, pieces) if p not in known]
         scripted = in_scripts([p for p, _ in candidates], piece_scripts)
         for (piece, score), script in zip(candidates, scripted):
-            if script or any(c in blocked for c in piece):
+            if script or any(c in marks for c in piece):
                 new.append((piece, score))
                 learned += 1
     first_piece = len(model.pieces)

@@ -139,6 +139,7 @@ class StudentTrainer(Stage):
                     seed=c.seed,
                     pieces=v.pieces,
                     piece_scripts=v.piece_scripts,
+                    piece_chars=v.piece_chars,
                 )
             except ConfigError as e:
                 raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None

@@ -132,6 +132,8 @@ def test_print_config_prints_the_resolved_config_without_training(tmp_path, caps
         ("student.extend_vocab.min_count=0", "student.extend_vocab.min_count must be >= 1, got 0"),
         ("student.extend_vocab.init=zeros", "valid: random, mean, unk, compose"),
         ("student.extend_vocab.piece_scripts=[Greek]", "keeps learned pieces: set student.extend_vocab.pieces > 0"),
+        ("student.extend_vocab.piece_chars=ơư", "keeps learned pieces: set student.extend_vocab.pieces > 0"),
+        ("student.extend_vocab={pieces: 10, piece_chars: 'ơ ư'}", "list letters only, no spaces"),
         ("distill.weights={keep_en: abc}", "distill.weights.keep_en: expected a number, got 'abc'"),
         ("distill.weights={keep_en: -1}", "distill.weights.keep_en must be a finite number >= 0, got -1.0"),
         ("distill.objective=q+", "distill.objective: '\\+'-joined loss-term names"),

@@ -117,3 +117,23 @@ def test_compose_starts_an_unreadable_character_at_unk_and_bad_piece_scripts_are
         extend_sentencepiece_vocabulary(base, READABLE, piece_scripts=["Thai"])
     with pytest.raises(ConfigError, match="script names"):
         extend_sentencepiece_vocabulary(base, READABLE, pieces=60, piece_scripts=["Klingonish"])
+
+
+def test_piece_chars_give_words_holding_those_letters_pieces_and_leave_other_text_alone():
+    base = tiny_muse_encoder()
+    # The tiny model reads "ß" (German "fließt"), so without piece_chars no piece of it is learned; with it, every
+    # kept piece holds a ß, text without one keeps its ids, and text with one is read through new pieces, shorter.
+    sharp = [line for line in READABLE if "ß" in line]
+    other = [line for line in READABLE if "ß" not in line]
+    assert sharp and other
+    plain, info = extend_sentencepiece_vocabulary(base, READABLE, pieces=60)
+    assert info.tokens == []
+    ext, info = extend_sentencepiece_vocabulary(base, READABLE, pieces=60, piece_chars="ß")
+    assert info.learned_pieces == len(info.tokens) > 0 and all("ß" in t for t in info.tokens)
+    assert ids_of(ext, other) == ids_of(base, other)
+    assert any(i >= ext.added_pieces_start for row in ids_of(ext, sharp) for i in row)
+    assert sum(map(len, ids_of(ext, sharp))) < sum(map(len, ids_of(base, sharp)))
+    with pytest.raises(ConfigError, match="pieces > 0"):
+        extend_sentencepiece_vocabulary(base, READABLE, piece_chars="ß")
+    with pytest.raises(ConfigError, match="letters only, no spaces"):
+        extend_sentencepiece_vocabulary(base, READABLE, pieces=60, piece_chars="ß ä")

@@ -200,5 +200,7 @@ def test_pieces_keep_their_characters_and_han_can_be_cut_into_words(tmp_path):
 def test_piece_scripts_and_compose_are_refused_for_a_bert_student():
     with pytest.raises(ConfigError, match="for `muse` students"):
         extend_encoder_vocabulary(tiny_bert(), ["γάτα"], pieces=5, piece_scripts=["Greek"])
+    with pytest.raises(ConfigError, match="for `muse` students"):
+        extend_encoder_vocabulary(tiny_bert(), ["γάτα"], pieces=5, piece_chars="γ")
     with pytest.raises(ConfigError, match="compose: muse only"):
         extend_encoder_vocabulary(tiny_bert(), ["γάτα"], init="compose")
