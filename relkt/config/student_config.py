@@ -193,8 +193,8 @@ class VocabExtensionSection:
     # reads new rows from step 0 (start them with init: compose).
     piece_scripts: list[str] = field(default_factory=list)
     # muse only: also keep the learned pieces that hold one of these characters; a language's own letters in a
-    # script the base's languages share (Vietnamese's ăâđêôơư and tone-marked vowels, Latin like English's): its
-    # words get word-sized rows while text without those letters (English, Spanish) keeps its ids.
+    # script the base's languages share (Vietnamese's ă đ ơ ư and the tone-marked vowels no other language writes):
+    # its words get word-sized rows while text without those letters (English, Spanish) keeps its ids.
     piece_chars: str = ""
     # The new rows' learning rate as a multiple of schedule.learning_rate (relkt.stages.sparse_adam): at a
     # fine-tuning rate (5e-5) Adam moves a row at most ~0.03 in an epoch of 572 steps, half of MiniLM's

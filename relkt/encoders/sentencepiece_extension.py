@@ -143,9 +143,8 @@ def extend_sentencepiece_vocabulary(
     """A copy of the MuseEncoder `encoder` whose vocabulary reads `texts` without `<unk>`; returns
     (encoder, VocabExtension). `min_count` drops characters seen fewer times; `pieces` > 0 learns a unigram
     model of that size and keeps its pieces that hold an unreadable character, one of `piece_scripts` or of
-    `piece_chars`. New
-    rows start as in `relkt.encoders.vocab_extension.extend_vocabulary` (`random`: mean row + noise of the rows'
-    spread) or, with `compose`, as the mean of the base rows that spell them."""
+    `piece_chars`. New rows start as in `relkt.encoders.vocab_extension.extend_vocabulary` (`random`: mean row +
+    noise of the rows' spread) or, with `compose`, as the mean of the base rows that spell them."""
     if init not in MUSE_INIT_CHOICES:
         raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(MUSE_INIT_CHOICES)}")
     if piece_scripts and pieces <= 0:
