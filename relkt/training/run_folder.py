@@ -72,11 +72,13 @@ def _changed_on_resume(key: str, before: Any, now: Any, growable: set[str]) -> b
     return not (key in CHECKED_BY_FINGERPRINT and _same_kind(before, now))
 
 
-def prepare_output_dir(config: Any) -> Path:
+def prepare_output_dir(config: Any, write: bool = True) -> Path:
     """Create the run folder and write config.yaml; a run that has trained (a checkpoint exists) must have the same
     config (re-running the same command resumes it; a changed setting needs a new output_dir), except that
     its epoch counts may grow (`--set distill.epochs=4` trains a finished 2-epoch run two epochs more) and its
-    teacher may be named by another path (its weights are checked by `check_fingerprints`)."""
+    teacher may be named by another path (its weights are checked by `check_fingerprints`). `write=False` (a
+    multi-worker run's other workers) checks only: the folder is the chief's, whose lock clears any file being
+    written there that it does not own."""
     out = Path(config.output_dir)
     saved = out / "config.yaml"
     # Until a checkpoint exists nothing was trained: a corrected config (after a late error) simply replaces it.
@@ -92,8 +94,9 @@ def prepare_output_dir(config: Any) -> Path:
                 f"{out} holds a run with other settings ({', '.join(changed[:6])}); re-run with the same "
                 f"config to resume, or choose another output_dir"
             )
-    out.mkdir(parents=True, exist_ok=True)
-    save_config(config, saved)
+    if write:
+        out.mkdir(parents=True, exist_ok=True)
+        save_config(config, saved)
     return out
 
 
@@ -235,8 +238,8 @@ def run_trainer(trainer_cls, config) -> dict:
     try:
         if lock is not None:
             lock.clean_debris()
-        out = prepare_output_dir(config)
-        handler = log_to_file(out)
+        out = prepare_output_dir(config, write=writer)
+        handler = log_to_file(out) if writer else None  # the other workers log to their own stderr
         try:
             trainer = trainer_cls(config)
             if lock is not None:
@@ -244,8 +247,9 @@ def run_trainer(trainer_cls, config) -> dict:
             return trainer.run()
         finally:
             keras.mixed_precision.set_dtype_policy("float32")  # the precision policy is process-global
-            logging.getLogger("relkt").removeHandler(handler)
-            handler.close()
+            if handler is not None:
+                logging.getLogger("relkt").removeHandler(handler)
+                handler.close()
     finally:
         if lock is not None:
             lock.release()

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -119,10 +120,37 @@ def test_mirrored_full_run_with_online_mining_and_bfloat16(synthetic_data, tmp_p
     assert meta["dim"] == 16
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n: int) -> list[int]:
+    """n distinct loopback ports: every socket stays bound until all are picked, so two picks never share one."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def wait_all(procs, logs: list[Path], timeout: float) -> None:
+    """Wait for every process; one that fails ends the others (a worker left alone would wait for its peer
+    forever), and a timeout ends them all. Either way every worker's log is in the failure message (logs are
+    files, not pipes: a full pipe would stall a worker this loop never reads)."""
+    deadline = time.monotonic() + timeout
+    while any(p.poll() is None for p in procs):
+        failed = any(p.poll() not in (None, 0) for p in procs)
+        if failed or time.monotonic() > deadline:
+            for p in procs:
+                p.kill()
+            break
+        time.sleep(0.5)
+    for p in procs:
+        p.wait()
+    tails = "\n".join(
+        f"--- worker {i} (exit {p.returncode}) ---\n{log.read_text(errors='replace')[-3000:]}"
+        for i, (p, log) in enumerate(zip(procs, logs))
+    )
+    assert [p.returncode for p in procs] == [0] * len(procs), tails
 
 
 @pytest.mark.slow
@@ -132,27 +160,22 @@ def test_multi_worker_two_local_workers(synthetic_data, tmp_path):
         synthetic_data,
         **{"mining.online_epochs": 1, "eval.every_steps": 10, "distribute.strategy": "multi_worker"},
     )
-    workers = [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]
-    procs = []
-    for index in range(2):
+    workers = [f"127.0.0.1:{port}" for port in free_ports(2)]
+    procs, logs = [], [tmp_path / f"worker{index}.log" for index in range(2)]
+    for index, log in enumerate(logs):
         tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
         env = {**ENV, "TF_CONFIG": json.dumps(tf_config)}
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)],
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
+        with open(log, "w") as sink:
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "relkt.train_teacher", "--config", str(cfg)],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                )
             )
-        )
-    try:
-        outputs = [p.communicate(timeout=500)[0] for p in procs]
-    finally:
-        for p in procs:
-            p.kill()
-    assert [p.returncode for p in procs] == [0, 0], "\n".join(o[-2000:] for o in outputs)
+    wait_all(procs, logs, timeout=500)
     run = tmp_path / "run"
     summary = json.loads((run / "summary.json").read_text())  # written by the chief (worker 0) only
     assert summary["steps"] > 0 and (run / "best" / "saved_model.pb").exists()

@@ -1,0 +1,58 @@
+"""The run folder under a multi-worker run: only the chief writes into it (the other workers check, then write their
+own scratch folders), so the chief's clean-up of interrupted writes never takes a file another worker is writing."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from relkt.config import TeacherConfig, load_config
+from relkt.errors import ConfigError
+from relkt.training.run_folder import run_trainer
+from tests.helpers.runs import tiny_config
+
+
+class RecordsTrainer:
+    """Stands in for a stage: what `run_trainer` hands it, and the folder as the stage finds it."""
+
+    seen: list = []
+
+    def __init__(self, config):
+        self.config = config
+
+    def fingerprints(self) -> dict:
+        return {}
+
+    def run(self) -> dict:
+        RecordsTrainer.seen.append(sorted(p.name for p in Path(self.config.output_dir).glob("*")))
+        return {"ran": True}
+
+
+def worker_config(tmp_path, synthetic_data, monkeypatch, index: int, **overrides):
+    cfg = tiny_config(tmp_path, synthetic_data, **{"distribute.strategy": "multi_worker", **overrides})
+    cluster = {"worker": ["127.0.0.1:1", "127.0.0.1:2"]}
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}))
+    return load_config(TeacherConfig, cfg)
+
+
+def test_only_the_chief_writes_the_run_folder_and_the_other_workers_check_its_config(
+    synthetic_data, tmp_path, monkeypatch
+):
+    RecordsTrainer.seen = []
+    other = worker_config(tmp_path, synthetic_data, monkeypatch, index=1)
+    out = tmp_path / "run"
+    # Worker 1 first (the race CI hit): it writes nothing where the chief cleans, no config, log or lock.
+    assert run_trainer(RecordsTrainer, other) == {"ran": True}
+    assert RecordsTrainer.seen == [[]] and not out.exists()
+    chief = worker_config(tmp_path, synthetic_data, monkeypatch, index=0)
+    assert run_trainer(RecordsTrainer, chief) == {"ran": True}
+    assert {"config.yaml", "train.log"} <= set(RecordsTrainer.seen[-1])
+    # Once the run has trained, a worker whose config differs is refused as the chief would be, and writes nothing.
+    (out / "checkpoint").mkdir()
+    before = (out / "config.yaml").read_text()
+    changed = worker_config(tmp_path, synthetic_data, monkeypatch, index=1, **{"schedule.learning_rate": 0.5})
+    with pytest.raises(ConfigError, match="other settings"):
+        run_trainer(RecordsTrainer, changed)
+    assert (out / "config.yaml").read_text() == before
+    assert yaml.safe_load(before)["distribute"]["strategy"] == "multi_worker"
