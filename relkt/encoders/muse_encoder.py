@@ -270,7 +270,7 @@ class MuseEncoder(SentenceEncoder):
 
     def call(self, features, training=False):
         ops = keras.ops
-        mask = ops.cast(features["padding_mask"], "float32")[..., None]  # (batch, length, 1)
+        mask = ops.cast(features["padding_mask"], self.compute_dtype)[..., None]  # (batch, length, 1)
         emb = self.token_embedding(features["token_ids"])
         x = self.ngram_projection_norm(self.ngram_projection(emb))
         branches = [emb]

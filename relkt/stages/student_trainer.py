@@ -29,6 +29,7 @@ from relkt.encoders.projected_encoder import ProjectedEncoder
 from relkt.encoders.registry import extend_encoder_vocabulary, token_table
 from relkt.errors import ConfigError
 from relkt.losses import STUDENT_INPUTS, TEACHER_TARGETS, TERMS, DistillationLoss, LossTerm
+from relkt.losses.loss_terms import DOCUMENT
 from relkt.metrics import CorpusBitextEvaluator
 from relkt.stages.pair_model import PairModel
 from relkt.stages.row_subset_adam import RowSubsetAdam
@@ -269,7 +270,9 @@ class StudentTrainer(Stage):
         if len(order):
             fields = {name: getattr(self.examples, STUDENT_INPUTS[name]) for name in self.loss.student_inputs}
             texts = {name: [field[i] for i in order] for name, field in fields.items()}
-            ds = text_dataset(texts, self.target_rows[order], self.student, bs, target_table=self.target_table)
+            has = self.examples.has_document()  # the loss reads no document term of the other rows: not encoded
+            present = {DOCUMENT: [has[i] for i in order]} if DOCUMENT in texts else None
+            ds = text_dataset(texts, self.target_rows[order], self.student, bs, self.target_table, present)
             fit(self.model, self.strategy, ds, self.callback, c.verbose)
 
     def summary(self) -> dict:

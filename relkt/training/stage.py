@@ -98,22 +98,39 @@ def dev_evaluators(config: Any, encoder) -> list[Evaluator]:
     return evaluators
 
 
+PRESENT = "_present"  # a batch's `{name}_present`: which rows hold a text of input `name` (text_dataset's `present`)
+
+
 def text_dataset(
-    texts: dict[str, list[str]], targets: np.ndarray, encoder, batch_size: int, target_table: np.ndarray | None = None
+    texts: dict[str, list[str]],
+    targets: np.ndarray,
+    encoder,
+    batch_size: int,
+    target_table: np.ndarray | None = None,
+    present: dict[str, Sequence[bool]] | None = None,
 ) -> tf.data.Dataset:
     """Batches of `{name: encoder features}` and their targets, tokenized inside tf.data (in parallel, and so
     that MirroredStrategy's `fit` never sees strings). With `target_table`, `targets` are row indices into it and each
     batch gathers its rows (the table is held once, however many examples share a row: as a variable, since a
     constant captured by tf.data is copied into its graph several times, and a graph is limited to 2 GB).
+    `present` (by input name, one flag an example) adds `{name}_present` to each batch: which rows have that text at
+    all, so a model can encode those rows only (relkt.stages.pair_model.PairModel).
 
     Every batch is tokenized here, once, before training reads the first (held in memory: ids and masks, ~5 bytes a
     piece): tokenizing in tf.data while the steps run competed with them for 2 CPU cores, 0.5-1.9 s over a 30-step
     `muse` pass (docs/results/scale.md, "Where a step goes"). Targets are still gathered per batch, so the table is
     never copied an example."""
+    flags = {name + PRESENT: np.asarray(rows, bool) for name, rows in (present or {}).items()}
+    unknown = sorted(set(present or {}) - set(texts))
+    if unknown:
+        raise ValueError(f"text_dataset: present names inputs {unknown} that `texts` lacks ({sorted(texts)})")
     features = (
-        tf.data.Dataset.from_tensor_slices(texts)
+        tf.data.Dataset.from_tensor_slices({**texts, **flags})
         .batch(batch_size)
-        .map(lambda f: {k: encoder.preprocess(v) for k, v in f.items()}, num_parallel_calls=tf.data.AUTOTUNE)
+        .map(
+            lambda f: {k: v if k in flags else encoder.preprocess(v) for k, v in f.items()},
+            num_parallel_calls=tf.data.AUTOTUNE,
+        )
         .cache()
     )
     for _ in features:  # fill the cache now, at full speed, so that no step waits on or competes with it

@@ -91,6 +91,27 @@ def test_trains_end_to_end_and_the_token_table_can_be_frozen():
     assert not np.allclose(frozen.d0.kernel.numpy(), dense)
 
 
+def test_under_mixed_bfloat16_it_encodes_and_trains_close_to_float32():
+    """`distribute.mixed_precision: bfloat16` sets Keras's global policy before the encoder is built; the padding
+    mask once stayed float32 and the first product with it failed."""
+    texts = ["cat dog", "katze hund", "the cat sat on the mat"]
+    full = tiny_muse_encoder()
+    keras.mixed_precision.set_dtype_policy("mixed_bfloat16")
+    try:
+        half = MuseEncoder.from_config({k: v for k, v in full.get_config().items() if k != "dtype"})
+        half.build()
+        assert half.d0.compute_dtype == "bfloat16" and half.d0.kernel.dtype == "float32"
+        half.set_weights(full.get_weights())
+        a, b = full.encode(texts), half.encode(texts)
+        assert b.dtype == np.float32
+        assert np.min(np.sum(a * b, axis=1)) > 0.99  # unit rows: cosine, bfloat16's 8 bits of mantissa apart
+        before = half.d0.kernel.numpy().copy()
+        train_step(half, texts[:2])
+        assert not np.allclose(half.d0.kernel.numpy(), before)
+    finally:
+        keras.mixed_precision.set_dtype_policy("float32")
+
+
 def test_config_round_trip_and_keras_file(tmp_path):
     enc = tiny_muse_encoder(freeze_token_embedding=True)
     clone = MuseEncoder.from_config(enc.get_config())
