@@ -28,10 +28,10 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
 
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
-    from relkt.losses import DistillationLoss
-    from relkt.stages.pair_model import PairModel
-    from relkt.stages.sparse_adam import SparseAdam
-    from relkt.training.stage import text_dataset
+    from relkt.losses import DistillationLoss  # deferred: heavy (TensorFlow)
+    from relkt.stages.pair_model import PairModel  # deferred: heavy (TensorFlow)
+    from relkt.stages.sparse_adam import SparseAdam  # deferred: heavy (TensorFlow)
+    from relkt.training.stage import text_dataset  # deferred: heavy (TensorFlow)
 
     encoder = build_encoder("muse", trainable=True, freeze_token_embedding=False)
     maker = TextMaker(encoder.tokenizer.get_vocabulary(), seed=0)
