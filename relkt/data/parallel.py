@@ -39,6 +39,13 @@ class ParallelExamples:
         """Whether each row has an answer document (a corpus pair has none: its document texts are "")."""
         return [bool(d) for d in self.d_teacher]
 
+    def repeated(self, times: int) -> ParallelExamples:
+        """Each row `times` times, next to itself (a weight: the trainer shuffles)."""
+        out = ParallelExamples()
+        for name in ("q_source", "q_target", "d_teacher", "d_student", "lang", "qas_id"):
+            setattr(out, name, [x for x in getattr(self, name) for _ in range(times)])
+        return out
+
     def append(self, q_source, q_target, d_teacher, d_student, lang, qas_id) -> None:
         for name, value in zip(
             ("q_source", "q_target", "d_teacher", "d_student", "lang", "qas_id"),

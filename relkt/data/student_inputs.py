@@ -57,7 +57,7 @@ class StudentInputs:
         pool, qa_langs, langs, language_texts = student_pool(data, seed)
         replayed = [x for x in langs if x not in taught] if taught and replay_pairs else []
         pairs_per_lang = dict.fromkeys(replayed, replay_pairs)
-        examples = student_examples(pool, qa_langs, data, document, output_dir, seed)
+        examples = student_examples(pool, qa_langs, data, document, output_dir, seed).repeated(data.qa_repeat)
         corpus_dev: dict[str, ParallelCorpus] = {}
         if data.corpus_dir or data.more_pairs:  # general parallel text: question-side pairs, a held-out slice for dev
             corpus, corpus_dev = corpus_examples(data, langs, seed, pairs_per_lang)

@@ -46,3 +46,33 @@ def test_replayed_languages_draw_their_own_share_of_pairs(tmp_path):
 def test_replay_pairs_per_lang_must_not_be_negative():
     with pytest.raises(ConfigError, match="replay_pairs_per_lang must be >= 0"):
         load_config(StudentConfig, None, ["student.language_rows.replay_pairs_per_lang=-1"])
+
+
+def test_qa_repeat_weights_the_qa_examples_and_not_the_pairs(tmp_path):
+    """data.qa_repeat=3: every QA example (qas_id from the pool) three times, next to itself; the corpus pairs once
+    each (6 a language, as corpus_pairs_per_lang draws them); a count below 1 or not an integer is refused."""
+
+    def build(*extra):
+        data = make_synthetic_lareqa(tmp_path / "qa", n_articles=6, langs=("en", "de", "th"))
+        corpus = tmp_path / "corpus"
+        corpus.mkdir(exist_ok=True)
+        for lang in ("de", "th"):
+            rows = "".join(f"t\tSentence {i}.\t{lang} {i}.\n" for i in range(12))
+            (corpus / f"{lang}.tsv").write_text("source\ten\txx\n" + rows, encoding="utf-8")
+        sets = [f"data.data_dir={data}", f"data.corpus_dir={corpus}", "data.student_langs=[de, th]"]
+        sets += ["data.corpus_pairs_per_lang=6", "data.corpus_dev_pairs=2", *extra]
+        config = load_config(StudentConfig, None, sets)
+        return StudentInputs.build(config.data, config.distill.document, tmp_path / "out", 0).examples
+
+    once, thrice = build(), build("data.qa_repeat=3")
+    qa = [(q, x) for q, x, qid in zip(once.q_source, once.q_target, once.qas_id) if not qid.startswith("corpus:")]
+    assert qa and len(once) - len(qa) == 12
+    rows = list(zip(thrice.q_source, thrice.q_target, thrice.qas_id))
+    assert [(q, x) for q, x, qid in rows if not qid.startswith("corpus:")] == [r for r in qa for _ in range(3)]
+    assert Counter(lang for lang, qid in zip(thrice.lang, thrice.qas_id) if qid.startswith("corpus:")) == {
+        "de": 6,
+        "th": 6,
+    }
+    for bad in ("0", "1.5", "true"):
+        with pytest.raises(ConfigError, match=r"data.qa_repeat: .*(an integer >= 1, got 0|expected an integer)"):
+            load_config(StudentConfig, None, [f"data.qa_repeat={bad}"])
