@@ -396,6 +396,46 @@ def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthet
     np.testing.assert_array_equal(again.example_targets(), trainer.example_targets())
 
 
+def test_sort_window_batches_like_lengths_and_trains(synthetic_data, teacher_dir, tmp_path):
+    """distill.sort_window: each epoch is still every example once, in an order fixed by (seed, epoch); the batches of
+    each window are sorted by the student's tokens (question, plus document where there is one), so they pad less
+    than the random batches; 0 leaves the plain permutation as it was; a corpus run with it trains."""
+    write_corpus(tmp_path / "corpus", "de", 30)
+    changes = {
+        "data.corpus_dir": str(tmp_path / "corpus"),
+        "data.corpus_pairs_per_lang": 16,
+        "data.corpus_dev_pairs": 8,
+    }
+    changes["distill.epochs"] = 1
+    plain = load_config(StudentConfig, student_config(tmp_path / "a", synthetic_data, teacher_dir, **changes))
+    sorted_cfg = with_overrides(plain, ["distill.sort_window=3", f"output_dir={tmp_path / 'b' / 'run'}"])
+    base, trainer = train_student.StudentTrainer(plain), train_student.StudentTrainer(sorted_cfg)
+    n, bs = len(trainer.examples), sorted_cfg.distill.batch_size
+    np.testing.assert_array_equal(base.epoch_order(1), np.random.default_rng([plain.seed, 1]).permutation(n))
+    tokens = trainer.row_tokens()
+    ex, has = trainer.examples, trainer.examples.has_document()
+    i = has.index(True)
+    assert tokens[i] == sum(trainer.student.length_keys([ex.q_target[i], ex.d_student[i]]))
+    j = has.index(False)
+    assert tokens[j] == trainer.student.length_keys([ex.q_target[j]])[0]
+    order = trainer.epoch_order(1)
+    assert sorted(order) == list(range(n)) and np.array_equal(order, trainer.epoch_order(1))
+    window = 3 * bs
+    assert n >= 2 * window  # two full windows checked; the last, partial one may hold a short batch anywhere
+    for lo in range(0, n - window + 1, window):  # the window's examples are the permutation's, sorted within it
+        perm = np.random.default_rng([plain.seed, 1]).permutation(n)
+        assert set(order[lo : lo + window]) == set(perm[lo : lo + window])
+        batches = [order[k : k + bs] for k in range(lo, min(lo + window, n), bs)]
+        spans = sorted((tokens[b].min(), tokens[b].max()) for b in batches)
+        assert all(hi <= nxt_lo for (_, hi), (nxt_lo, _) in zip(spans, spans[1:]))
+
+    def padded(o):
+        return sum(tokens[o[k : k + bs]].max() for k in range(0, n, bs))
+
+    assert padded(order) < padded(base.epoch_order(1))
+    assert trainer.run()["epochs_completed"] == 1
+
+
 def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_path):
     write_corpus(tmp_path / "corpus", "de", 30)
     changes = {

@@ -128,6 +128,10 @@ class DistillSection:
     negatives: Literal["batch", "bank"] = "batch"  # its candidates: the batch's targets, or every training target
     batch_size: int = 16  # parallel examples per step (global, across replicas)
     epochs: int = field(default=10, metadata=GROWS_ON_RESUME)  # passes over the parallel examples
+    # Batches of like length: each run of sort_window batches' examples (in the epoch's random order) sorted by their
+    # tokens, cut into batches, and those batches shuffled; a batch then pads to near its own length (random batches
+    # of parallel text pad to about 4x; docs/results/scale.md). 0 = random batches. Changes in-batch negatives.
+    sort_window: int = 0
 
     @staticmethod
     def upgrade(data: dict) -> dict:
@@ -170,6 +174,10 @@ class DistillSection:
             )
         if self.batch_size < 1:
             raise ConfigError(f"distill.batch_size must be >= 1, got {self.batch_size}")
+        if self.sort_window < 0:
+            raise ConfigError(
+                f"distill.sort_window: batches sorted together (0 = random batches), got {self.sort_window}"
+            )
         if self.epochs < 1:
             raise ConfigError(
                 f"distill.epochs must be >= 1, got {self.epochs} (0 would export the untrained copy as best/)"

@@ -38,7 +38,7 @@ from relkt.stages.teacher_targets import teacher_targets
 from relkt.training.distributed_loop import fit
 from relkt.training.run_folder import file_fingerprint
 from relkt.training.run_harness import HarnessCallback
-from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
+from relkt.training.stage import Stage, length_sorted, run_epochs, stage_harness, start_run, text_dataset
 
 log = logging.getLogger("relkt.train_student")
 
@@ -266,7 +266,7 @@ class StudentTrainer(Stage):
         """The examples in an order fixed by (seed, epoch), from step `step` on."""
         c, bs = self.config, self.config.distill.batch_size
         self.harness.epoch_steps = len(self.examples) // bs
-        order = np.random.default_rng([c.seed, epoch]).permutation(len(self.examples))[step * bs :]
+        order = self.epoch_order(epoch)[step * bs :]
         if len(order):
             fields = {name: getattr(self.examples, STUDENT_INPUTS[name]) for name in self.loss.student_inputs}
             texts = {name: [field[i] for i in order] for name, field in fields.items()}
@@ -274,6 +274,29 @@ class StudentTrainer(Stage):
             present = {DOCUMENT: [has[i] for i in order]} if DOCUMENT in texts else None
             ds = text_dataset(texts, self.target_rows[order], self.student, bs, self.target_table, present)
             fit(self.model, self.strategy, ds, self.callback, c.verbose)
+
+    def epoch_order(self, epoch: int) -> np.ndarray:
+        """The examples' order in `epoch`, fixed by (seed, epoch) so a resumed epoch goes on where it stopped: a random
+        permutation, with `distill.sort_window` regrouped into batches of like length (`row_tokens`)."""
+        c = self.config
+        rng = np.random.default_rng([c.seed, epoch])
+        order = rng.permutation(len(self.examples))
+        if not c.distill.sort_window:
+            return order
+        return length_sorted(order, self.row_tokens(), c.distill.batch_size, c.distill.sort_window, rng)
+
+    def row_tokens(self) -> np.ndarray:
+        """Each example's tokens over the texts the student encodes (its question, and its document where it has
+        one), counted by the student's own tokenizer once a run."""
+        if getattr(self, "_row_tokens", None) is None:
+            has = np.asarray(self.examples.has_document())
+            tokens = np.zeros(len(self.examples), np.int64)
+            for name in self.loss.student_inputs:
+                texts = getattr(self.examples, STUDENT_INPUTS[name])
+                counted = self.student.length_keys(texts)
+                tokens += np.where(has, counted, 0) if name == DOCUMENT else counted
+            self._row_tokens = tokens
+        return self._row_tokens
 
     def summary(self) -> dict:
         if weights_digest(self.teacher) != self.teacher_digest:

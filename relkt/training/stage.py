@@ -101,6 +101,21 @@ def dev_evaluators(config: Any, encoder) -> list[Evaluator]:
 PRESENT = "_present"  # a batch's `{name}_present`: which rows hold a text of input `name` (text_dataset's `present`)
 
 
+def length_sorted(
+    order: np.ndarray, lengths: np.ndarray, batch_size: int, window: int, rng: np.random.Generator
+) -> np.ndarray:
+    """`order` regrouped so a batch holds examples of like length: each run of `window` batches' examples sorted by
+    `lengths` (stable), cut into batches, and those batches shuffled with `rng` (so no epoch goes short to long). The
+    same examples, each once; a last partial batch stays in its window."""
+    out = []
+    for lo in range(0, len(order), window * batch_size):
+        chunk = order[lo : lo + window * batch_size]
+        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        batches = [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]
+        out.extend(batches[i] for i in rng.permutation(len(batches)))
+    return np.concatenate(out) if out else order
+
+
 def text_dataset(
     texts: dict[str, list[str]],
     targets: np.ndarray,
