@@ -13,10 +13,10 @@ side the student encodes), alternating; a trainable token table (lazy Adam), the
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
+from fit_timing import best_step_seconds, print_steps
 
 
 def main(argv=None) -> None:
@@ -56,24 +56,13 @@ def main(argv=None) -> None:
         padded[name] = sum(
             lengths[take[k : k + args.batch]].max() * len(take[k : k + args.batch]) for k in range(0, n, args.batch)
         )
-    for ds in variants.values():
-        model.fit(ds.take(2), epochs=1, verbose=0)  # trace
-    seconds = {name: [] for name in variants}
-    for _ in range(args.repeats):
-        for name, ds in variants.items():
-            t0 = time.perf_counter()
-            model.fit(ds, epochs=1, verbose=0)
-            seconds[name].append((time.perf_counter() - t0) / args.steps)
+    best = best_step_seconds(model, variants, args.steps, args.repeats)
     real = {name: int(lengths[order[:n]].sum()) for name, order in orders.items()}
     print(
         f"student step, muse, batch {args.batch}, the first {args.steps} batches of an epoch over {len(texts):,} "
         f"pairs ({' '.join(args.langs)}); best of {args.repeats} passes:"
     )
-    best = {name: min(s) for name, s in seconds.items()}
-    for name, s in best.items():
-        print(f"  {name:20s} {1000 * s:7.1f} ms a step   pieces padded / real {padded[name] / real[name]:.2f}")
-    a, b = best.values()
-    print(f"  speed-up {a / b:.2f}x")
+    print_steps(best, {name: f"pieces padded / real {padded[name] / real[name]:.2f}" for name in best})
 
 
 if __name__ == "__main__":

@@ -13,10 +13,10 @@ lambda = omega = 1). Texts as in bench_scale.py: questions of 12 words, pair sen
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 from bench_scale import TextMaker
+from fit_timing import best_step_seconds, print_steps
 
 
 def main(argv=None) -> None:
@@ -48,24 +48,13 @@ def main(argv=None) -> None:
         "every row's document": text_dataset(texts, targets, encoder, args.batch),
         "only the documents there are": text_dataset(texts, targets, encoder, args.batch, present={"d": has}),
     }
-    for ds in variants.values():
-        model.fit(ds.take(2), epochs=1, verbose=0)  # trace
-    seconds = {name: [] for name in variants}
-    for _ in range(args.repeats):
-        for name, ds in variants.items():
-            t0 = time.perf_counter()
-            model.fit(ds, epochs=1, verbose=0)
-            seconds[name].append((time.perf_counter() - t0) / args.steps)
+    best = best_step_seconds(model, variants, args.steps, args.repeats)
     batches_with = np.mean([has[i : i + args.batch].any() for i in range(0, n, args.batch)])
     print(
         f"student step, muse, batch {args.batch}, {args.steps} batches, {args.with_documents:.1%} of examples with a "
         f"document ({batches_with:.0%} of batches hold one); best of {args.repeats} passes:"
     )
-    best = {name: min(s) for name, s in seconds.items()}
-    for name, s in best.items():
-        print(f"  {name:30s} {1000 * s:7.1f} ms a step")
-    a, b = best.values()
-    print(f"  speed-up {a / b:.2f}x")
+    print_steps(best)
 
 
 if __name__ == "__main__":

@@ -12,24 +12,23 @@ from relkt.errors import ConfigError
 from tests.helpers.data import make_synthetic_lareqa
 
 
-def corpus_counts(tmp_path, **replay) -> Counter:
-    """Pairs a language trains on: QA data in en, de, th; 12 pairs each for de and th in corpus_dir, 2 held out."""
+def student_examples(tmp_path, *sets: str, **replay):
+    """The examples of QA data in en, de, th (6 articles) beside 12 pairs each for de and th in corpus_dir, 2 held
+    out, 6 drawn a language; `sets` are more `--set` overrides, `replay` StudentInputs.build's."""
     data = make_synthetic_lareqa(tmp_path / "qa", n_articles=6, langs=("en", "de", "th"))
     corpus = tmp_path / "corpus"
     corpus.mkdir(exist_ok=True)
     for lang in ("de", "th"):
         rows = "".join(f"t\tSentence {i}.\t{lang} {i}.\n" for i in range(12))
         (corpus / f"{lang}.tsv").write_text("source\ten\txx\n" + rows, encoding="utf-8")
-    sets = [
-        f"data.data_dir={data}",
-        f"data.corpus_dir={corpus}",
-        "data.student_langs=[de, th]",
-        "data.corpus_pairs_per_lang=6",
-        "data.corpus_dev_pairs=2",
-    ]
-    config = load_config(StudentConfig, None, sets)
-    inputs = StudentInputs.build(config.data, config.distill.document, tmp_path / "out", 0, **replay)
-    ex = inputs.examples
+    base = [f"data.data_dir={data}", f"data.corpus_dir={corpus}", "data.student_langs=[de, th]"]
+    config = load_config(StudentConfig, None, [*base, "data.corpus_pairs_per_lang=6", "data.corpus_dev_pairs=2", *sets])
+    return StudentInputs.build(config.data, config.distill.document, tmp_path / "out", 0, **replay).examples
+
+
+def corpus_counts(tmp_path, **replay) -> Counter:
+    """Pairs a language trains on (student_examples)."""
+    ex = student_examples(tmp_path, **replay)
     return Counter(lang for lang, qid in zip(ex.lang, ex.qas_id) if qid.startswith("corpus:"))
 
 
@@ -52,19 +51,7 @@ def test_qa_repeat_weights_the_qa_examples_and_not_the_pairs(tmp_path):
     """data.qa_repeat=3: every QA example (qas_id from the pool) three times, next to itself; the corpus pairs once
     each (6 a language, as corpus_pairs_per_lang draws them); a count below 1 or not an integer is refused."""
 
-    def build(*extra):
-        data = make_synthetic_lareqa(tmp_path / "qa", n_articles=6, langs=("en", "de", "th"))
-        corpus = tmp_path / "corpus"
-        corpus.mkdir(exist_ok=True)
-        for lang in ("de", "th"):
-            rows = "".join(f"t\tSentence {i}.\t{lang} {i}.\n" for i in range(12))
-            (corpus / f"{lang}.tsv").write_text("source\ten\txx\n" + rows, encoding="utf-8")
-        sets = [f"data.data_dir={data}", f"data.corpus_dir={corpus}", "data.student_langs=[de, th]"]
-        sets += ["data.corpus_pairs_per_lang=6", "data.corpus_dev_pairs=2", *extra]
-        config = load_config(StudentConfig, None, sets)
-        return StudentInputs.build(config.data, config.distill.document, tmp_path / "out", 0).examples
-
-    once, thrice = build(), build("data.qa_repeat=3")
+    once, thrice = student_examples(tmp_path), student_examples(tmp_path, "data.qa_repeat=3")
     qa = [(q, x) for q, x, qid in zip(once.q_source, once.q_target, once.qas_id) if not qid.startswith("corpus:")]
     assert qa and len(once) - len(qa) == 12
     rows = list(zip(thrice.q_source, thrice.q_target, thrice.qas_id))
