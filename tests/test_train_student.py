@@ -316,9 +316,11 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
             "data.student_langs": ["th"],
             "eval.primary_metric": "xx_en/th/P@1",
             "distill.epochs": 1,
+            "distill.length_chunks": 2,
         },
     )
     trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    assert trainer.model.length_chunks == 2  # muse's features carry a padding_mask: runs of like length allowed
     student, ext = trainer.student, trainer.vocab_extension
     assert isinstance(student, MuseEncoder) and student.added_rows_start == base.vocabulary_size == ext.first_id
     assert ext.tokens and all(len(t) == 1 for t in ext.tokens)  # single characters (pieces: 0)
@@ -434,6 +436,19 @@ def test_sort_window_batches_like_lengths_and_trains(synthetic_data, teacher_dir
 
     assert padded(order) < padded(base.epoch_order(1))
     assert trainer.run()["epochs_completed"] == 1
+
+
+def test_length_chunks_are_refused_where_they_cannot_work(synthetic_data, teacher_dir, tmp_path):
+    """A hub-loaded student (the exported n-gram teacher's copy) gives raw strings, no padding_mask to cut runs by:
+    refused at start, naming the key; more runs than a batch has rows, or none, when the config loads."""
+    cfg = load_config(
+        StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **{"distill.length_chunks": 2})
+    )
+    with pytest.raises(ConfigError, match="distill.length_chunks: 2 .*HubEncoder's features have none"):
+        train_student.StudentTrainer(cfg)
+    for bad in ("0", "5"):  # the test config's batch is 4
+        with pytest.raises(ConfigError, match=r"distill.length_chunks: .*1 to batch_size \(4\)"):
+            with_overrides(cfg, [f"distill.length_chunks={bad}"])
 
 
 def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_path):

@@ -132,6 +132,9 @@ class DistillSection:
     # tokens, cut into batches, and those batches shuffled; a batch then pads to near its own length (random batches
     # of parallel text pad to about 4x; docs/results/scale.md). 0 = random batches. Changes in-batch negatives.
     sort_window: int = 0
+    # Each batch encoded in this many runs of like length, each cut to its own longest text: the same rows, loss and
+    # gradients as one pass padded to the batch's longest (float order aside), in less time. 1 = one pass.
+    length_chunks: int = 1
 
     @staticmethod
     def upgrade(data: dict) -> dict:
@@ -174,6 +177,11 @@ class DistillSection:
             )
         if self.batch_size < 1:
             raise ConfigError(f"distill.batch_size must be >= 1, got {self.batch_size}")
+        if not 1 <= self.length_chunks <= self.batch_size:
+            raise ConfigError(
+                f"distill.length_chunks: runs a batch is encoded in, 1 to batch_size ({self.batch_size}), "
+                f"got {self.length_chunks}"
+            )
         if self.sort_window < 0:
             raise ConfigError(
                 f"distill.sort_window: batches sorted together (0 = random batches), got {self.sort_window}"

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import tensorflow as tf
 
 from relkt.config import StudentConfig
 from relkt.data.parallel import held_out_rule, pair_files_read
@@ -65,7 +66,12 @@ class StudentTrainer(Stage):
         self.teacher_digest = weights_digest(self.teacher)
         with self.strategy.scope():  # the student, its optimizer and metrics live under the strategy
             self.student = self._student()
-            self.model = PairModel(self.student, self.loss.student_inputs)
+            if c.distill.length_chunks > 1 and "padding_mask" not in self.student.preprocess(tf.constant(["a"])):
+                raise ConfigError(
+                    f"distill.length_chunks: {c.distill.length_chunks} cuts each run of a batch to its longest text "
+                    f"by the features' padding_mask, and {type(self.student).__name__}'s features have none; use 1"
+                )
+            self.model = PairModel(self.student, self.loss.student_inputs, c.distill.length_chunks)
             self.model.compile(optimizer=self._optimizer(), loss=self.loss)
         self.optimizer = self.model.optimizer
         self.target_table, self.target_rows = self._targets(out / "teacher_targets.npz")

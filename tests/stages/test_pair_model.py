@@ -101,3 +101,49 @@ def test_text_dataset_batches_the_flags_beside_the_features(student):
 def test_text_dataset_refuses_flags_for_an_input_it_does_not_have(student):
     with pytest.raises(ValueError, match=r"present names inputs \['doc'\]"):
         text_dataset({"q": QUESTIONS}, np.zeros(5, np.float32), student, 2, present={"doc": [True] * 5})
+
+
+@pytest.mark.parametrize("chunks", [2, 3, 8])  # 8 runs over 5 rows: some runs are empty
+@pytest.mark.parametrize("flagged", [False, True])
+def test_length_chunks_give_the_whole_pass_embeddings_loss_and_gradients(student, chunks, flagged):
+    """Each input's rows encoded in runs of like length, each cut to its own longest: the same as one pass over the
+    batch (flags or not), row for row; the loss and every gradient too."""
+    flags = [bool(d) for d in DOCUMENTS] if flagged else None
+    one, cut = PairModel(student, ["q", "d"]), PairModel(student, ["q", "d"], length_chunks=chunks)
+    inputs = batch(student, flags)
+    np.testing.assert_allclose(cut(inputs).numpy(), one(inputs).numpy(), atol=1e-5)
+    loss = DistillationLoss(weights={"beta": 1.0, "lam": 1.0, "omega": 1.0})
+    y = targets(student)
+    one_loss, one_grads = loss_and_gradients(one, loss, inputs, y)
+    cut_loss, cut_grads = loss_and_gradients(cut, loss, inputs, y)
+    assert cut_loss == pytest.approx(one_loss, rel=1e-5)
+    for a, b in zip(cut_grads, one_grads):  # sums over other widths round differently: a scale-relative tolerance
+        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5 * np.abs(b).max())
+
+
+def test_length_chunks_cut_each_run_to_its_own_longest(student):
+    """Questions of 6, 3, 5, 2, 4 words (+ <s> and </s> a row, and pieces per word >= 1) in 2 runs: the short run
+    (rows 3, 1: the two shortest) is encoded at most as wide as its longer row, never the batch's width."""
+    widths = []
+    original = student.call
+
+    def recording(features, training=False):
+        widths.append(int(features["token_ids"].shape[1]))
+        return original(features, training=training)
+
+    student.call = recording
+    try:
+        PairModel(student, ["q"], length_chunks=2)({"q": student.preprocess(tf.constant(QUESTIONS))})
+    finally:
+        del student.call
+    lengths = student.preprocess(tf.constant(QUESTIONS))["padding_mask"].numpy().sum(1)
+    short = sorted(lengths)[:2]
+    assert widths == [short[-1], max(lengths)] and short[-1] < max(lengths)
+
+
+def test_length_chunks_need_features_with_a_padding_mask(student):
+    model = PairModel(student, ["q"], length_chunks=2)
+    with pytest.raises(ValueError, match="padding_mask"):
+        model({"q": {"token_ids": tf.constant([[1, 2], [3, 4]])}})
+    with pytest.raises(ValueError, match="length_chunks must be >= 1"):
+        PairModel(student, ["q"], length_chunks=0)
