@@ -25,7 +25,8 @@ from relkt.io import atomic_write_json, os_reason, write_errors
 from relkt.training.run_lock import RunLock
 
 # A moved run folder still resumes; `verbose` changes no result.
-IGNORED_ON_RESUME = {"verbose", "output_dir"}
+# how a run prints, where it lies, and how a batch is cut into passes (the same loss and gradients, float order aside)
+IGNORED_ON_RESUME = {"verbose", "output_dir", "distill.length_chunks"}
 # Settings naming a model whose weights `fingerprints.json` records: another path to the same weights (a moved or
 # copied teacher) resumes, provided the kind before ':' is the same; other weights are refused by the fingerprints.
 CHECKED_BY_FINGERPRINT = {"teacher.spec"}

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from relkt.config import TeacherConfig, load_config
+from relkt.config import StudentConfig, TeacherConfig, load_config
+from relkt.config.config_io import with_overrides
 from relkt.errors import ConfigError
-from relkt.training.run_folder import run_trainer
+from relkt.training.run_folder import prepare_output_dir, run_trainer
 from tests.helpers.runs import tiny_config
 
 
@@ -56,3 +57,15 @@ def test_only_the_chief_writes_the_run_folder_and_the_other_workers_check_its_co
         run_trainer(RecordsTrainer, changed)
     assert (out / "config.yaml").read_text() == before
     assert yaml.safe_load(before)["distribute"]["strategy"] == "multi_worker"
+
+
+def test_a_run_resumes_with_other_length_chunks_but_not_another_batch_size(tmp_path):
+    """distill.length_chunks changes how a batch is cut into passes, not what trains: a trained run resumes with
+    another value (and records it); distill.batch_size changes the batches: refused."""
+    config = load_config(StudentConfig, None, [f"output_dir={tmp_path / 'run'}"])
+    prepare_output_dir(config)
+    (tmp_path / "run" / "checkpoint").mkdir()
+    prepare_output_dir(with_overrides(config, ["distill.length_chunks=4"]))
+    assert yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())["distill"]["length_chunks"] == 4
+    with pytest.raises(ConfigError, match=r"other settings \(distill.batch_size\)"):
+        prepare_output_dir(with_overrides(config, ["distill.batch_size=8"]))
