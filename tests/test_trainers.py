@@ -298,6 +298,15 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
         pooled = json.loads((out / "teacher.json").read_text())
         assert np.isclose(pooled["xx_en_article"]["de"]["P@1"], z["xx_en_article_hit1"][z["lang"] == "de"].mean())
     assert "XX->EN (article) P@1 McNemar" in (out / "comparison.md").read_text()
+    # Each fold's last/ is scored beside best/ (or takes best's scores where it is best/), and pooled.
+    for k in (0, 1):
+        fold, student_run = out / f"fold{k}", out / f"fold{k}" / "student"
+        last = json.loads((fold / "student_last.json").read_text())
+        same = (student_run / "last" / "relkt.json").read_bytes() == (student_run / "best" / "relkt.json").read_bytes()
+        assert (last["setup"].get("same_export_as") == "student.json") == same
+        assert last["setup"]["export"] == hashlib.sha256((student_run / "last" / "relkt.json").read_bytes()).hexdigest()
+    with np.load(out / "student_last.per_question.npz") as z:
+        assert sorted(zip(z["qas_id"].tolist(), z["lang"].tolist())) == keys
     table = (out / "paper_table.md").read_text()  # the paper's German row beside the pooled German questions
     assert "| de | 73.1 / 79.8 / 83.2 | " in table and table.count("\n") == 4 and table.rstrip().endswith("| 60 |")
     assert "teacher vs zero-shot (* < 0.05)" in table
@@ -314,6 +323,17 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
         json.loads((out / "fold0" / "student.json").read_text())["setup"]["export"]
         == hashlib.sha256(best.read_bytes()).hexdigest()
     )
+    # A last/ that is not best/ (fold 1's, given a file of its own, as a run ending after its best step leaves it)
+    # is scored itself, its time counted; best/'s score is kept.
+    last = out / "fold1" / "student" / "last" / "relkt.json"
+    text = last.read_text()
+    last.unlink()  # hard-linked to best/'s: a new file, not an edit of both
+    last.write_text(text.replace('"training"', '"ended_later": true, "training"', 1))
+    assert crossval.main(argv) == 0
+    assert f"rescoring {out / 'fold1' / 'student_last.json'}" in capsys.readouterr().out
+    scored = json.loads((out / "fold1" / "student_last.json").read_text())["setup"]
+    assert "same_export_as" not in scored and scored["export"] == hashlib.sha256(last.read_bytes()).hexdigest()
+    assert "1\tscore student_last\t" in (out / "wall_seconds.tsv").read_text()
 
 
 def test_compare_english_gap_sets_each_language_beside_its_english_originals(tmp_path, capsys):
@@ -392,6 +412,9 @@ def test_crossval_trains_a_student_per_group_and_scores_each_language_with_its_o
     assert summary["setup"]["student_groups"]["b"] == {"langs": ["th"], "settings": {"distill.beta": 0.5}}
     # Wall time: each trained run (summed over resumes) and each score; the combined student.json is none of them.
     walls = [row.split("\t") for row in (out / "wall_seconds.tsv").read_text().splitlines()[1:]]
+    lasts = {stage for _, stage, _ in walls if stage.endswith("_last")}  # a last/ that is not best/ is scored too
+    assert lasts <= {"score student_a_last", "score student_b_last"} and (fold / "student_last.json").exists()
+    walls = [row for row in walls if row[1] not in lasts]
     assert sorted(stage for _, stage, _ in walls) == [
         "score student_a",
         "score student_b",

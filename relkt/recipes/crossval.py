@@ -11,8 +11,9 @@ XQuAD tables).
 For fold k of K (units shuffled with data.split_seed, cut into K folds): the teacher and then the student(s) train on
 the other folds (dev carved from them) in OUTPUT/fold{k}/teacher and OUTPUT/fold{k}/student (or student_GROUP, one
 per language group), ordinary resumable run folders; the zero-shot base, the teacher and the student are scored on
-fold k (OUTPUT/fold{k}/{zero_shot,teacher,student}.json). Once every fold is scored, the per-question scores are
-pooled into OUTPUT/{zero_shot,teacher,student}.json (+ .per_question.npz) and compared (OUTPUT/comparison.md,
+fold k (OUTPUT/fold{k}/{zero_shot,teacher,student}.json; the student's `last/` export too, student_last.json).
+Once every fold is scored, the per-question scores are pooled into OUTPUT/{zero_shot,teacher,student,student_last}.json
+(+ .per_question.npz) and compared (OUTPUT/comparison.md,
 comparison_vs_zero_shot.md, paper_table.md). Interrupted, the same call resumes: finished runs and scores are kept, an
 unfinished run resumes at its last checkpoint, and a fold whose `best/` changed is scored again.
 """
@@ -182,6 +183,10 @@ class CrossValidation:
         for model, paths in scored.items():
             pool_results(paths, out / f"{model}.json")
             result.pooled[model] = out / f"{model}.json"
+        last = [self.fold_dir(k) / "student_last.json" for k in range(self.folds)]
+        if all(p.exists() for p in last):  # each fold's last/ (the comparison tables stay best/'s)
+            pool_results(last, out / "student_last.json")
+            result.pooled["student_last"] = out / "student_last.json"
         pooled = [result.pooled[m] for m in MODELS]
         for name, against in (("comparison.md", "previous"), ("comparison_vs_zero_shot.md", "first")):
             atomic_write_text(out / name, comparison(pooled, against, "article"))
@@ -208,17 +213,36 @@ class CrossValidation:
         self.score(base, teacher_run, out / "zero_shot.json")
         self.score(rebuild_spec(base, out / "teacher" / "best"), teacher_run, out / "teacher.json")
         for name, config in students.items():
-            run = Path(config.output_dir)
-            self.score(
-                rebuild_spec(base, run / "best"), run / "config.yaml", out / f"student{'_' + name if name else ''}.json"
-            )
+            run, suffix = Path(config.output_dir), f"_{name}" if name else ""
+            self.score(rebuild_spec(base, run / "best"), run / "config.yaml", out / f"student{suffix}.json")
+            self.score_last(base, run, out / f"student{suffix}.json", out / f"student{suffix}_last.json")
         if self.student_groups:
-            combine_groups(self.student_groups, {n: out / f"student_{n}.json" for n in students}, out / "student.json")
+            for tail in ("", "_last"):
+                parts = {n: out / f"student_{n}{tail}.json" for n in students}
+                if all(path.exists() for path in parts.values()):
+                    combine_groups(self.student_groups, parts, out / f"student{tail}.json")
         log.info("fold %d: done in %.0f s (this process)", fold, time.perf_counter() - t0)
         atomic_write_text(Path(self.output) / "wall_seconds.tsv", wall_seconds(Path(self.output)))
 
     def score(self, spec: str, run_config_path: Path, output: Path) -> None:
         score_run(spec, run_config_path, output, self.eval_langs, self.max_length)
+
+    def score_last(self, base: str, run: Path, best_score: Path, output: Path) -> None:
+        """The student's `last/` beside its dev-selected `best/`: a dev metric that stops on noise picks a model that
+        still gained to the end (docs/results/best_recipe_pieces.md, "Which export is scored"). A `last/` that is
+        `best/` (the best step was the last) takes best's scores, marked so."""
+        last = rebuild_spec(base, run / "last")
+        if not (run / "last").exists():
+            log.warning("%s has no last/ (a run from before relkt kept one): only best/ is scored", run)
+            return
+        if export_identity(last) != export_identity(rebuild_spec(base, run / "best")):
+            self.score(last, run / "config.yaml", output)
+            return
+        results = json.loads(best_score.read_text())
+        setup = {k: v for k, v in results["setup"].items() if k not in ("encode_seconds", "score_seconds")}
+        results["setup"] = {**setup, "same_export_as": best_score.name}
+        atomic_write_npz(per_question_path(output), **read_scores(best_score))
+        atomic_write_json(output, results)
 
 
 def score_run(
