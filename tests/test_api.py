@@ -83,7 +83,7 @@ def test_teacher_student_scores_and_crossval_from_python(synthetic_data, tmp_pat
     first = api.cross_validate(tmp_path / "t.yaml", tmp_path / "s.yaml", tmp_path / "cv", folds=2, only_folds=[0])
     assert not first.complete and (tmp_path / "cv" / "fold0" / "student.json").exists()
     cv = api.cross_validate(tmp_path / "t.yaml", tmp_path / "s.yaml", tmp_path / "cv", folds=2)
-    assert cv.complete and set(cv.pooled) == {"zero_shot", "teacher", "student"}
+    assert cv.complete and set(cv.pooled) == {"zero_shot", "teacher", "student", "student_last"}
     with np.load(tmp_path / "cv" / "student.per_question.npz") as z:
         qs = sorted(zip(z["qas_id"].tolist(), z["lang"].tolist()))
     assert len(qs) == len(set(qs)) and {lang for _, lang in qs} == {"en", "de"}  # every question once
