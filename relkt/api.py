@@ -106,6 +106,6 @@ def cross_validate(
     **options: Any,
 ) -> CrossvalResult:
     """k-fold cross-validation of both stages (relkt.recipes.crossval.CrossValidation; `options`: sets,
-    teacher_sets, student_sets, student_groups, smoke, max_length, eval_langs)."""
+    teacher_sets, student_sets, student_groups, smoke, max_length, eval_langs, teachers_from)."""
     cv = CrossValidation(str(teacher_config), str(student_config), str(output), folds=folds, **options)
     return cv.run(only_folds)

@@ -163,6 +163,30 @@ def replace_dir(new: str | Path, dest: str | Path, keep_previous: str | Path | N
     return dest
 
 
+def link_tree(src: str | Path, dest: str | Path) -> Path:
+    """Copy the folder `src` to `dest` with hard links (a copy where links cannot be made, e.g. across file
+    systems), whole or not at all: built beside `dest` and renamed in. Why links: a finished run reused by another
+    (a cross-validation's teachers under a student ablation) costs no space, and relkt never edits a run's files in
+    place that another run shares (relkt.training.run_folder.unshare_in_place_files)."""
+    src, dest = Path(src), Path(dest)
+
+    def link(a: str, b: str) -> None:
+        try:
+            os.link(a, b)
+        except OSError:
+            shutil.copy2(a, b)
+
+    tmp = dest.parent / f".{dest.name}.linking-{os.getpid()}"
+    with write_errors(dest, f"write the linked copy of {src}"):
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            shutil.copytree(src, tmp, copy_function=link)
+            os.replace(tmp, dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
 def recover_dir(dest: str | Path) -> Path | None:
     """`dest` if it exists, else the previous version a crash left mid-swap (restored), else None."""
     dest = Path(dest)

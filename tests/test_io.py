@@ -43,3 +43,29 @@ def test_tensorflow_file_errors_give_their_os_reason():
 
     assert tf_reason(OpError()) == "File too large"
     assert tf_reason(OSError("plain")) == "plain"
+
+
+def test_link_tree_links_each_file_or_copies_where_links_cannot_be_made(tmp_path, monkeypatch):
+    """The copy is whole: the same bytes in the same layout, hard links where the file system allows them, plain
+    copies where it refuses (another file system), and no half-built folder left beside it."""
+    import os
+
+    from relkt.io import link_tree
+
+    src = tmp_path / "run"
+    (src / "best" / "variables").mkdir(parents=True)
+    (src / "best" / "variables" / "w.bin").write_bytes(b"\x00\x01")
+    (src / "summary.json").write_text("{}")
+    linked = link_tree(src, tmp_path / "linked")
+    assert (linked / "best" / "variables" / "w.bin").stat().st_ino == (
+        src / "best" / "variables" / "w.bin"
+    ).stat().st_ino
+
+    def refuse(a, b):
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", refuse)
+    copied = link_tree(src, tmp_path / "copied")
+    assert (copied / "best" / "variables" / "w.bin").read_bytes() == b"\x00\x01"
+    assert (copied / "summary.json").stat().st_ino != (src / "summary.json").stat().st_ino
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copied", "linked", "run"]

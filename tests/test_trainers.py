@@ -336,6 +336,41 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
     assert "1\tscore student_last\t" in (out / "wall_seconds.tsv").read_text()
 
 
+def test_crossval_reuses_another_runs_teachers_and_refuses_a_teacher_of_other_settings(
+    synthetic_data, tmp_path, capsys
+):
+    """`--teachers-from A`: fold 0's teacher is A's (hard links: the same files, not trained again), its and the
+    zero-shot's scores are kept, and only the student trains; a teacher setting that differs from A's is refused with
+    nothing of A's teacher left behind, and a source fold without a teacher is named."""
+    teacher = tiny_config(tmp_path / "t", synthetic_data, **{"mining.online_epochs": 0, "eval.every_steps": 50})
+    student = student_config(
+        tmp_path / "s", synthetic_data, tmp_path / "t" / "run" / "best", **{"distill.epochs": 1, "eval.every_steps": 50}
+    )
+    argv = ["--folds", "2", "--only-folds", "0", "--teacher-config", str(teacher), "--student-config", str(student)]
+    crossval = trainer_script("crossval")
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    assert crossval.main(argv + ["--output", str(a)]) == 0
+    trained = (a / "fold0" / "teacher" / "train.jsonl").read_bytes()
+    capsys.readouterr()
+    assert (
+        crossval.main(argv + ["--output", str(b), "--teachers-from", str(a), "--student-set", "distill.epochs=2"]) == 0
+    )
+    printed = capsys.readouterr().out
+    assert f"kept {b / 'fold0' / 'teacher.json'}" in printed and f"kept {b / 'fold0' / 'zero_shot.json'}" in printed
+    ours, theirs = b / "fold0" / "teacher" / "best" / "relkt.json", a / "fold0" / "teacher" / "best" / "relkt.json"
+    assert ours.stat().st_ino == theirs.stat().st_ino  # a hard link, no copy
+    assert (b / "fold0" / "teacher" / "train.jsonl").read_bytes() == trained  # not trained on
+    assert yaml.safe_load((b / "fold0" / "student" / "config.yaml").read_text())["distill"]["epochs"] == 2
+    assert json.loads((b / "fold0" / "student.json").read_text())["setup"]["export"]  # the student trained and scored
+    assert crossval.main(argv + ["--output", str(c), "--teachers-from", str(a), "--teacher-set", "triplet.margin=0.5"])
+    err = capsys.readouterr().err
+    assert f"teachers_from {a}: fold 0's teacher is not this one's" in err and "triplet.margin" in err
+    assert not (c / "fold0" / "teacher").exists() and not (c / "fold0" / "teacher.json").exists()
+    assert (a / "fold0" / "teacher" / "train.jsonl").read_bytes() == trained
+    assert crossval.main(argv + ["--output", str(c), "--teachers-from", str(tmp_path / "nowhere")]) == 2
+    assert f"{tmp_path / 'nowhere' / 'fold0' / 'teacher'} holds no trained teacher" in capsys.readouterr().err
+
+
 def test_compare_english_gap_sets_each_language_beside_its_english_originals(tmp_path, capsys):
     import numpy as np
 

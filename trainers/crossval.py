@@ -48,6 +48,13 @@ def parse_args(argv: Sequence[str] | None):
     )
     p.add_argument("--output", required=True, help="folder of the fold runs and the pooled results")
     p.add_argument(
+        "--teachers-from",
+        default=None,
+        metavar="DIR",
+        help="another crossval --output whose fold teachers (and their and zero-shot's scores) this one reuses as "
+        "hard links instead of training them: an ablation of the student; a teacher of other settings is refused",
+    )
+    p.add_argument(
         "--set",
         action="append",
         default=[],
@@ -98,6 +105,7 @@ def cross_validation(args) -> CrossValidation:
         "eval_langs": args.eval_langs.split(",") if args.eval_langs else None,
         "teacher_sets": args.teacher_set,
         "student_sets": args.student_set,
+        "teachers_from": args.teachers_from,
     }
     if args.setup:
         setups_file = Path(args.setups_file) if args.setups_file else SETUPS_FILE

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from relkt.config.student_groups import StudentGroup, group_of_language
 from relkt.data.parallel_corpus import pair_languages
 from relkt.data.selection import scored_source, train_source
 from relkt.errors import ConfigError
-from relkt.io import atomic_write_json, atomic_write_npz, atomic_write_text
+from relkt.io import atomic_files, atomic_write_json, atomic_write_npz, atomic_write_text, link_tree
 from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
 from relkt.recipes.comparison import comparison
 from relkt.recipes.setups import Setup
@@ -81,6 +82,7 @@ class CrossValidation:
     max_length: int | None = None  # tokens a text when scoring (default: relkt.scoring's)
     eval_langs: Sequence[str] | None = None  # the languages scored (default: all)
     name: str = ""  # the setup's name, for messages
+    teachers_from: str | None = None  # another cross-validation's folder: its fold teachers are reused, not trained
 
     @classmethod
     def from_setup(cls, setup: Setup, configs_dir: str | Path, output: str | Path, **changes) -> CrossValidation:
@@ -204,7 +206,17 @@ class CrossValidation:
 
         out, t0 = self.fold_dir(fold), time.perf_counter()
         teacher = self.teacher(fold)
-        TeacherTrainer.train(teacher)
+        adopted = self.adopt_teacher(fold)
+        try:
+            TeacherTrainer.train(teacher)  # an adopted teacher is checked as on any resume, and kept
+        except ConfigError as e:
+            if not adopted:
+                raise
+            for path in adopted:  # nothing of the refused teacher stays behind in this folder
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+            raise ConfigError(
+                f"teachers_from {self.teachers_from}: fold {fold}'s teacher is not this one's: {e}"
+            ) from e
         students = {g.name: self.student(fold, g) for g in self.student_groups} or {"": self.student(fold)}
         for config in students.values():
             StudentTrainer.train(config)
@@ -223,6 +235,31 @@ class CrossValidation:
                     combine_groups(self.student_groups, parts, out / f"student{tail}.json")
         log.info("fold %d: done in %.0f s (this process)", fold, time.perf_counter() - t0)
         atomic_write_text(Path(self.output) / "wall_seconds.tsv", wall_seconds(Path(self.output)))
+
+    def adopt_teacher(self, fold: int) -> list[Path]:
+        """Fold `fold`'s teacher run (hard links) and its and the zero-shot's scores, from the same fold of
+        `teachers_from`, while this fold has no teacher: an ablation of the student trains no teacher again. The
+        teacher's config guard and fingerprints then check it as on any resume (another teacher config, split or
+        data is refused). Returns what was copied (nothing when there is no source or the fold has a teacher)."""
+        if not self.teachers_from or (self.fold_dir(fold) / "teacher").exists():
+            return []
+        src, out = Path(self.teachers_from) / f"fold{fold}", self.fold_dir(fold)
+        if not (src / "teacher" / "best").is_dir():
+            raise ConfigError(
+                f"teachers_from {self.teachers_from}: {src / 'teacher'} holds no trained teacher (no best/)"
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        copied = [link_tree(src / "teacher", out / "teacher")]
+        for model in ("zero_shot", "teacher"):  # each kept by score_run while the export it scored is the one here
+            scores = src / f"{model}.json"
+            if scores.exists() and per_question_path(scores).exists():
+                pair = [per_question_path(scores), scores]
+                with atomic_files([out / path.name for path in pair]) as files:  # both or neither
+                    for f, path in zip(files, pair):
+                        f.write(path.read_bytes())
+                copied += [out / path.name for path in pair]
+        log.info("fold %d: teacher and its scores from %s", fold, src)
+        return copied
 
     def score(self, spec: str, run_config_path: Path, output: Path) -> None:
         score_run(spec, run_config_path, output, self.eval_langs, self.max_length)
