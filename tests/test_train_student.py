@@ -281,6 +281,20 @@ def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, tea
     assert history[-1]["train/dq_rank"] < history[0]["train/dq_rank"]  # S(q_x) learned to pick its own T(d)
 
 
+def test_a_decaying_rate_reaches_zero_at_the_last_step_of_the_last_epoch(synthetic_data, teacher_dir, tmp_path):
+    """42 examples in batches of 4 (the last of each epoch holds 2): 11 steps an epoch, 22 in 2 epochs. Linear decay
+    at 0.01, no plateau halving: the rate for step s (0-based) is 0.01 x (22 - s) / 22, so the training log's entries
+    after steps 10 and 20 (the rate of the next step) read 0.01 x 12 / 22 and 0.01 x 2 / 22."""
+    changes = {"distill.epochs": 2, "schedule.decay": "linear", "schedule.lr_patience": 0}
+    cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **changes))
+    trainer = train_student.StudentTrainer(cfg)
+    summary = trainer.run()
+    assert summary["steps"] == trainer.harness.total_steps == 22
+    logged = {e["step"]: e["learning_rate"] for e in map(json.loads, (tmp_path / "run" / "train.jsonl").open())}
+    assert logged[10] == pytest.approx(0.01 * 12 / 22) and logged[20] == pytest.approx(0.01 * 2 / 22)
+    assert float(trainer.optimizer.learning_rate.numpy()) == pytest.approx(0.01 / 22)  # the last step's
+
+
 def test_a_truncated_teacher_target_cache_is_computed_again(tmp_path):
     from relkt.encoders.ngram_encoder import NgramEncoder
     from relkt.stages.teacher_targets import teacher_targets

@@ -196,6 +196,10 @@ class ScheduleSection:
     # Linear warmup from 0 to the rate over the first N steps of the run: Adam's first steps move every weight
     # by ~the full rate whatever its gradient, which knocks a pretrained encoder off before it has learned anything.
     warmup_steps: int = 0
+    # After warmup, the rate falls to 0 by the run's last step (a student: distill.epochs x its batches an epoch),
+    # in a line or a half cosine; plateau halvings multiply on top. Why: a student still gaining at its end
+    # (docs/results/best_recipe_pieces.md) keeps its full rate to the last step unless a noisy dev plateau halves it.
+    decay: Literal["none", "linear", "cosine"] = "none"
     # Embedding tables (muse's token table, BERT's word table): "dense" is Keras's Adam (and the paper's TF1 Adam):
     # every row every step, unread rows moving on their momentum; "lazy" moves only the rows a batch read, and only
     # their moments decay (relkt.stages.sparse_adam): a trainable table then costs about what a frozen one does.
@@ -209,6 +213,8 @@ class ScheduleSection:
             raise ConfigError(f"schedule.lr_factor must be in (0, 1], got {self.lr_factor}")
         if self.learning_rate <= 0:
             raise ConfigError(f"schedule.learning_rate must be > 0, got {self.learning_rate}")
+        if self.decay not in ("none", "linear", "cosine"):
+            raise ConfigError(f"schedule.decay must be none, linear or cosine, got {self.decay!r}")
         if self.warmup_steps < 0:
             raise ConfigError(f"schedule.warmup_steps must be >= 0 (0 = no warmup), got {self.warmup_steps}")
         if self.max_steps < 0:

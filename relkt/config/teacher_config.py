@@ -84,6 +84,13 @@ class TeacherConfig:
     schedule: ScheduleSection = field(default_factory=ScheduleSection)
     distribute: DistributeSection = field(default_factory=DistributeSection)
 
+    def validate(self) -> None:
+        if self.schedule.decay != "none":  # the harness would refuse it at the first step; say so before training
+            raise ConfigError(
+                f"schedule.decay: {self.schedule.decay} is a student's setting (a teacher's BM25 and online epochs "
+                "differ in length, so its run has no fixed length to decay over); leave it none for the teacher"
+            )
+
     def apply_smoke(self) -> TeacherConfig:
         """The smoke switch: few questions, small batches, frequent evaluation, one epoch per phase."""
         if self.smoke:

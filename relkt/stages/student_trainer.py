@@ -12,6 +12,7 @@ command resumes an interrupted run.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -266,7 +267,9 @@ class StudentTrainer(Stage):
     # ----- training -------------------------------------------------------------------------------------------
     def run(self) -> dict:
         self.callback = HarnessCallback(self.harness)
-        return run_epochs(self.harness, self.config.distill.epochs, self.train_epoch, self.summary)
+        d = self.config.distill  # every epoch has the same batches (the last one partial): schedule.decay's length
+        self.harness.total_steps = d.epochs * math.ceil(len(self.examples) / d.batch_size)
+        return run_epochs(self.harness, d.epochs, self.train_epoch, self.summary)
 
     def train_epoch(self, epoch: int, step: int) -> None:
         """The examples in an order fixed by (seed, epoch), from step `step` on."""

@@ -78,6 +78,7 @@ class RunHarness:
         self.eval_at_start, self.compare_with_start = eval_at_start, compare_with_start
         self.eval_within_epoch, self.eval_per_epoch = eval_within_epoch, eval_per_epoch
         self.epoch_steps: int | None = None  # full batches in the epoch being trained (set by the trainer)
+        self.total_steps: int | None = None  # steps of the whole run, where a stage knows them (schedule.decay)
         self.training_info = training_info
         self.schedule = Schedule(schedule)
         self.checkpointer = Checkpointer(self.out, self.write_dir)
@@ -254,13 +255,13 @@ class RunHarness:
     # ----- per step -------------------------------------------------------------------------
     def current_learning_rate(self) -> float:
         """The rate for the next step (the schedule's, warmup included)."""
-        return self.schedule.rate(self.state.learning_rate, self.state.global_step)
+        return self.schedule.rate(self.state.learning_rate, self.state.global_step, self.total_steps)
 
     def before_step(self) -> None:
-        """Called before every optimizer step: sets the optimizer's rate during warmup (and once after it); a Ctrl-C
-        that a finalizer swallowed stops the run here."""
+        """Called before every optimizer step: sets the optimizer's rate during warmup (and once after it) and a
+        decay; a Ctrl-C that a finalizer swallowed stops the run here."""
         raise_if_interrupted()
-        if self.schedule.in_warmup(self.state.global_step):
+        if self.schedule.moves_rate(self.state.global_step):
             self.optimizer.learning_rate.assign(self.current_learning_rate())
 
     def after_step(self, logs: dict | None) -> bool:

@@ -1,10 +1,13 @@
-"""The learning-rate and stopping schedule: linear warmup, the rate multiplied by `lr_factor` on a plateau of dev
-evaluations, early stop after a longer one, and an optional step budget (ScheduleSection)."""
+"""The learning-rate and stopping schedule: linear warmup, an optional decay to 0 at the run's end, the rate
+multiplied by `lr_factor` on a plateau of dev evaluations, early stop after a longer one, and an optional step budget
+(ScheduleSection)."""
 
 from __future__ import annotations
 
 import logging
+import math
 
+from relkt.errors import ConfigError
 from relkt.training.plateau_policy import PlateauDecision, PlateauPolicy
 
 log = logging.getLogger("relkt.training")
@@ -15,18 +18,27 @@ class Schedule:
         self.section = section
         self.policy = PlateauPolicy(section.lr_patience, section.early_stop_patience)
 
-    def rate(self, base_rate: float, global_step: int) -> float:
-        """The rate for the next step: the base rate (lowered on plateaus), ramped up linearly over the first
-        `warmup_steps` steps of the run."""
+    def rate(self, base_rate: float, global_step: int, total_steps: int | None = None) -> float:
+        """The rate for the next step (0-based `global_step`): the base rate (lowered on plateaus), ramped up linearly
+        over the first `warmup_steps` steps of the run, then decayed to 0 at step `total_steps` (`decay`)."""
         warmup = getattr(self.section, "warmup_steps", 0)
         if warmup and global_step < warmup:
             return base_rate * (global_step + 1) / warmup
-        return base_rate
+        decay = getattr(self.section, "decay", "none")
+        if decay == "none":
+            return base_rate
+        if not total_steps:
+            raise ConfigError(
+                f"schedule.decay: {decay} needs the run's length in steps, which this stage does not know"
+            )
+        progress = min(1.0, max(0.0, (global_step - warmup) / max(1, total_steps - warmup)))
+        return base_rate * ((1.0 - progress) if decay == "linear" else 0.5 * (1.0 + math.cos(math.pi * progress)))
 
-    def in_warmup(self, global_step: int) -> bool:
-        """Whether the optimizer's rate must be set before this step (during warmup, and once after it)."""
+    def moves_rate(self, global_step: int) -> bool:
+        """Whether the optimizer's rate must be set before this step: during warmup (and once after it), and every
+        step of a decay."""
         warmup = getattr(self.section, "warmup_steps", 0)
-        return bool(warmup) and global_step <= warmup
+        return getattr(self.section, "decay", "none") != "none" or (bool(warmup) and global_step <= warmup)
 
     def evaluated(
         self, value: float, global_step: int, base_rate: float, schedule: bool = True

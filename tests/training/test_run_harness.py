@@ -87,6 +87,31 @@ def test_warmup_scales_a_halved_rate_and_no_warmup_keeps_it(tmp_path):
     assert rates(harness(tmp_path / "b", learning_rate=1.0), 3) == pytest.approx([1, 1, 1])
 
 
+def test_decay_falls_to_zero_at_the_runs_end_after_warmup_and_follows_a_halved_rate(tmp_path):
+    """Warmup 2, 6 steps in all, rate 1.0: steps 0, 1 ramp (1/2, 2/2); steps 2..5 decay over the 4 left, progress
+    0, 1/4, 2/4, 3/4: linear 1, 3/4, 1/2, 1/4; cosine (1 + cos(pi p)) / 2 = 1, 0.854, 0.5, 0.146."""
+    for decay, expected in (("linear", [0.5, 1, 1, 0.75, 0.5, 0.25]), ("cosine", [0.5, 1, 1, 0.8536, 0.5, 0.1464])):
+        h = harness(tmp_path / decay, learning_rate=1.0, warmup_steps=2, decay=decay)
+        h.total_steps = 6
+        assert rates(h, 6) == pytest.approx(expected, abs=1e-4)
+    h = harness(tmp_path / "halved", learning_rate=1.0, decay="linear")
+    h.total_steps = 4
+    h.state.learning_rate = 0.5  # a plateau halving multiplies the decayed rate
+    assert rates(h, 4) == pytest.approx([0.5, 0.375, 0.25, 0.125])
+
+
+def test_decay_without_the_runs_length_or_on_a_teacher_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="needs the run's length"):
+        rates(harness(tmp_path, learning_rate=1.0, decay="linear"), 1)
+    with pytest.raises(ConfigError, match="decay must be none, linear or cosine"):
+        ScheduleSection(decay="step").validate()
+    from relkt.config import TeacherConfig
+    from relkt.config.config_io import from_dict
+
+    with pytest.raises(ConfigError, match="schedule.decay: linear is a student's setting"):
+        from_dict(TeacherConfig, {"schedule": {"decay": "linear"}})
+
+
 def test_negative_warmup_is_refused():
     with pytest.raises(ConfigError, match="warmup_steps"):
         ScheduleSection(warmup_steps=-1).validate()
