@@ -15,7 +15,8 @@ fold k (OUTPUT/fold{k}/{zero_shot,teacher,student}.json; the student's `last/` e
 Once every fold is scored, the per-question scores are pooled into OUTPUT/{zero_shot,teacher,student,student_last}.json
 (+ .per_question.npz) and compared (OUTPUT/comparison.md,
 comparison_vs_zero_shot.md, paper_table.md). Interrupted, the same call resumes: finished runs and scores are kept, an
-unfinished run resumes at its last checkpoint, and a fold whose `best/` changed is scored again.
+unfinished run resumes at its last checkpoint, and a fold whose `best/` changed is scored again. An ablation of the
+student reuses another cross-validation's teachers (`teachers_from`: hard links, checked as on resume).
 """
 
 from __future__ import annotations
