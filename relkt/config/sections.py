@@ -199,6 +199,7 @@ class ScheduleSection:
     # After warmup, the rate falls to 0 by the run's last step (a student: distill.epochs x its batches an epoch),
     # in a line or a half cosine; plateau halvings multiply on top. Why: a student still gaining at its end
     # (docs/results/best_recipe_pieces.md) keeps its full rate to the last step unless a noisy dev plateau halves it.
+    # A finished run trained on to more epochs decays over its new length (its rate rises again from where it was).
     decay: Literal["none", "linear", "cosine"] = "none"
     # Embedding tables (muse's token table, BERT's word table): "dense" is Keras's Adam (and the paper's TF1 Adam):
     # every row every step, unread rows moving on their momentum; "lazy" moves only the rows a batch read, and only
