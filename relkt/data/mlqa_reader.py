@@ -31,7 +31,13 @@ def mlqa_files(directory: Path) -> dict[tuple[str, str], Path]:
 
 
 def read_mlqa_folder(directory: str | Path, langs: list[str] | None = None) -> dict[str, LanguageData]:
-    """The languages `langs` (all when None) of an MLQA folder: questions in L, and sentences of contexts in L."""
+    """The languages `langs` (all when None) of an MLQA folder as one multilingual pool (LAReQA's MLQA-R).
+
+    A language's candidates are the sentences of every context in L, from all the files whose context is in L
+    (`dev-context-en-question-ar.json` holds only the English articles that have Arabic questions), each context
+    once; its gold sentences come from every such file, by question id. A question in L is read from the file that
+    asks it against L's own contexts where there is one, else from the first file asking in L.
+    """
     directory = Path(directory)
     files = mlqa_files(directory)
     if not files:
@@ -40,21 +46,71 @@ def read_mlqa_folder(directory: str | Path, langs: list[str] | None = None) -> d
     parsed = {pair: read_squad_file(path, pair[0]) for pair, path in files.items() if wanted & set(pair)}
     title_of = _linked_titles(parsed)
     out: dict[str, LanguageData] = {}
-    for (context, question), data in sorted(parsed.items()):
-        if context in wanted:
-            target = out.setdefault(context, LanguageData(lang=context, path=data.path))
-            if not target.candidates:  # every file of one context language holds the same contexts
-                target.candidates = [replace(c, article=title_of[context, c.article]) for c in data.candidates]
-            target.answer_sentence.update(data.answer_sentence)
-        if question in wanted:
-            target = out.setdefault(question, LanguageData(lang=question, path=data.path))
-            have = {q.qas_id for q in target.questions}
-            target.questions.extend(
-                replace(q, lang=question, article=title_of[context, q.article])
-                for q in data.questions
-                if q.qas_id not in have
-            )
+    moved: dict[tuple[str, str], dict[int, int]] = {}  # file -> its candidate index -> the merged one
+    for context in sorted({c for c, _ in parsed} & wanted):
+        same = {pair: d for pair, d in parsed.items() if pair[0] == context}
+        out[context], moved_here = _merge_contexts(context, same, title_of)
+        moved.update(moved_here)
+    for question in sorted({q for _, q in parsed} & wanted):
+        # L's own file first, then the others in name order: its article and paragraph are then L's own
+        pairs = sorted((pair for pair in parsed if pair[1] == question), key=lambda p: (p[0] != question, p))
+        target = out.setdefault(question, LanguageData(lang=question, path=parsed[pairs[0]].path))
+        have = {q.qas_id for q in target.questions}
+        for pair in pairs:
+            paragraph_of = _merged_paragraphs(parsed[pair], out.get(pair[0]), moved.get(pair))
+            for q in parsed[pair].questions:
+                if q.qas_id in have:
+                    continue
+                have.add(q.qas_id)
+                article = title_of[pair[0], q.article]
+                target.questions.append(
+                    replace(q, lang=question, article=article, paragraph=paragraph_of.get(q.qas_id, q.paragraph))
+                )
     return {lang: out[lang] for lang in sorted(out)}
+
+
+def _merge_contexts(
+    lang: str, datas: dict[tuple[str, str], LanguageData], title_of: dict[tuple[str, str], str]
+) -> tuple[LanguageData, dict[tuple[str, str], dict[int, int]]]:
+    """One language's candidates from all its files, each (article, context) once, paragraphs renumbered per
+    article in order of first appearance; every file's gold sentences moved to the merged indices."""
+    merged = LanguageData(lang=lang, path=datas[min(datas)].path)
+    numbers: dict[str, dict[str, int]] = {}  # article -> context -> its paragraph number
+    articles: dict[str, int] = {}
+    start_of: dict[tuple[str, str], int] = {}  # (article, context) -> merged index of its first sentence
+    moved: dict[tuple[str, str], dict[int, int]] = {}
+    for pair in sorted(datas):
+        data = datas[pair]
+        merged.split_by_relkt |= data.split_by_relkt
+        paragraphs: dict[tuple[str, int], list[int]] = {}  # the file's (article, paragraph) -> its sentences
+        for i, c in enumerate(data.candidates):
+            paragraphs.setdefault((c.article, c.paragraph), []).append(i)
+        index: dict[int, int] = {}
+        for (title, _), rows in paragraphs.items():
+            article, context = title_of[lang, title], data.candidates[rows[0]].context
+            if (article, context) not in start_of:
+                p = numbers.setdefault(article, {}).setdefault(context, len(numbers[article]))
+                a = articles.setdefault(article, len(articles))
+                start_of[article, context] = len(merged.candidates)
+                merged.candidates.extend(
+                    replace(data.candidates[i], cid=f"{lang}:{a}.{p}.{j}", article=article, paragraph=p)
+                    for j, i in enumerate(rows)
+                )
+            index.update((i, start_of[article, context] + j) for j, i in enumerate(rows))
+        moved[pair] = index
+        for qas_id, old in data.answer_sentence.items():
+            merged.answer_sentence.setdefault(qas_id, index[old])
+        merged.unmatched_answers.extend(x for x in data.unmatched_answers if x not in merged.unmatched_answers)
+    return merged, moved
+
+
+def _merged_paragraphs(
+    data: LanguageData, merged: LanguageData | None, index: dict[int, int] | None
+) -> dict[str, int]:
+    """qas_id -> its paragraph number among the merged contexts of its context language (where it has a gold)."""
+    if merged is None or index is None:
+        return {}
+    return {qas_id: merged.candidates[index[old]].paragraph for qas_id, old in data.answer_sentence.items()}
 
 
 def _linked_titles(parsed: dict[tuple[str, str], LanguageData]) -> dict[tuple[str, str], str]:

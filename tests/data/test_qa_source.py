@@ -213,3 +213,75 @@ def test_every_format_gives_the_same_pool_for_the_same_questions(tmp_path):
     assert [c.sentence for c in mine.candidates] == [c.sentence for c in squad.candidates]
     assert [q.qas_id for q in mine.questions] == [q.qas_id for q in squad.questions]
     assert all(np.array_equal(a, b) for a, b in zip(mine.gold, squad.gold))
+
+
+def _mlqa_doc(articles: list[tuple[str, list[tuple[str, dict[str, tuple[str, str]]]]]]) -> dict:
+    """SQuAD JSON of (title, [(context, {qas id: (question, answer text)})]) articles."""
+    return {
+        "data": [
+            {
+                "title": title,
+                "paragraphs": [
+                    {
+                        "context": context,
+                        "qas": [
+                            {"id": i, "question": q, "answers": [{"text": a, "answer_start": context.index(a)}]}
+                            for i, (q, a) in qas.items()
+                        ],
+                    }
+                    for context, qas in paragraphs
+                ],
+            }
+            for title, paragraphs in articles
+        ]
+    }
+
+
+def test_mlqa_pool_joins_every_file_of_a_context_language(tmp_path):
+    """MLQA-R worked by hand: the English contexts come from two files that hold different articles (as
+    dev-context-en-question-ar holds only the articles with Arabic questions); each context is a candidate once,
+    and a question's gold is its answer sentence in every language, by id."""
+    river = "The river is long. It flows north."
+    hill = "The hill is green. Sheep live there."
+    fluss = "Der Fluss ist lang. Er fließt nach Norden."
+    files = {
+        # English contexts, German questions: only the river article has German questions.
+        "en-de": [("River", [(river, {"a1": ("Wie lang ist der Fluss?", "long")})])],
+        # English contexts, English questions: both articles; the river context again.
+        "en-en": [
+            ("River", [(river, {"a1": ("How long is the river?", "long")})]),
+            ("Hill", [(hill, {"b1": ("Who lives on the hill?", "Sheep")})]),
+        ],
+        "de-de": [("Fluss", [(fluss, {"a1": ("Wie lang ist der Fluss?", "lang")})])],
+    }
+    for name, articles in files.items():
+        (tmp_path / f"dev-context-{name[:2]}-question-{name[3:]}.json").write_text(json.dumps(_mlqa_doc(articles)))
+    pool = LareqaPool.from_source(QaSource.open(tmp_path))
+    sentences = [(c.lang, c.sentence) for c in pool.candidates]
+    # 2 German + 4 English sentences, the river's English context once although two files hold it.
+    assert sorted(sentences) == sorted(
+        [
+            ("de", "Der Fluss ist lang."),
+            ("de", "Er fließt nach Norden."),
+            ("en", "The river is long."),
+            ("en", "It flows north."),
+            ("en", "The hill is green."),
+            ("en", "Sheep live there."),
+        ]
+    )
+    gold = {q.qid: sorted(pool.candidates[j].sentence for j in g) for q, g in zip(pool.questions, pool.gold)}
+    assert gold == {
+        "de:a1": ["Der Fluss ist lang.", "The river is long."],
+        "en:a1": ["Der Fluss ist lang.", "The river is long."],
+        "en:b1": ["Sheep live there."],  # read from the file that comes second: lost when one file stood for all
+    }
+    # The German question is read from its own language's file: its article and paragraph are German's.
+    de = next(q for q in pool.questions if q.lang == "de")
+    assert (de.article, de.paragraph) == ("River", 0)
+    # Paragraphs are numbered per article over the merged contexts; cids are unique.
+    english = [c for c in pool.candidates if c.lang == "en"]
+    assert {(c.article, c.paragraph) for c in english} == {("River", 0), ("Hill", 0)}
+    assert len({c.cid for c in pool.candidates}) == len(pool.candidates)
+    # The XX->EN protocol's English units are both articles, not the first file's one.
+    passages = pool.subset(candidate_langs=["en"]).to_passages()
+    assert sorted(c.sentence for c in passages.candidates) == sorted([river, hill])
