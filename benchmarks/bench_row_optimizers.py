@@ -1,7 +1,7 @@
 """One optimizer step on an mUSE-sized token table (128,187 x 512) whose batch reads a few hundred rows: Adam over the
 whole table, SparseAdam dense and lazy (with vocabulary extension's new-rows rate), and RowSubsetAdam
 (student.language_rows), rows alone and with the rest of the table at a hundredth of the rate (`rest_lr_multiplier`,
-relkt.teach's recipe) against that same update written as relkt wrote it until 2026-11-27 (Keras's Adam on the
+relkt teach's recipe) against that same update written as relkt wrote it until 2026-11-27 (Keras's Adam on the
 whole table, then each row's move scaled), side by side in one run.
 
     python benchmarks/bench_row_optimizers.py [--rows-read 600] [--chosen 4244] [--steps 20]

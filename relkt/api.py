@@ -1,41 +1,74 @@
-"""relkt from Python, on one page: configs built in code or read from YAML, the two stages, scoring and
-cross-validation, each returning a result object (paths and metrics); no command line, no argv. The CLIs
-(`python -m relkt.train_teacher`, `relkt.train_student`, `relkt.evaluate`, `trainers/crossval.py`) turn their
-flags into these same calls.
+"""relkt from Python, on one page: every job a function that takes a config or a typed request and returns a result
+object with its paths and metrics; no command line, no argv. The command lines (`relkt.cli`, the `relkt` console
+command) parse their flags into these same calls.
+
+| job | call | returns |
+|---|---|---|
+| a stage's config | `config(stage, path, set, smoke)` | `TeacherConfig` / `StudentConfig` |
+| stage 1, the teacher | `train_teacher(config, **given)` | `RunResult` |
+| stage 2, the student | `train_student(config, **given)` | `RunResult` |
+| scoring | `score(encoder, data, split, ...)` | `Evaluation` |
+| cross-validation | `cross_validate(teacher_yaml, student_yaml, output, folds)` | `CrossvalResult` |
+| coverage of languages, language bias | `coverage(CoverageRequest(...))` | `CoverageResult` |
+| tokenizer audit | `audit(AuditRequest(...))` | `(table, report)` |
+| teaching languages | `teach(TeachRequest(...))` | `TeachResult` |
+| WiSE-FT interpolation | `interpolate(InterpolateRequest(...))` | `InterpolateResult` |
+| results side by side | `compare(paths, against, unit)` | Markdown text |
 
     from relkt import api
 
-    teacher_cfg = api.config("teacher", "configs/quickstart_muse.yaml", set={"output_dir": "runs/t"}, smoke=True)
+    teacher_cfg = api.config("teacher", "configs/quickstart_muse/teacher.yaml", set={"output_dir": "runs/t"},
+                             smoke=True)
     teacher = api.train_teacher(teacher_cfg)                 # RunResult: .best, .spec, .best_metric, .summary
-    student_cfg = api.config("student", "configs/quickstart_muse_student.yaml",
+    student_cfg = api.config("student", "configs/quickstart_muse/student.yaml",
                              set={"teacher.spec": teacher.spec, "output_dir": "runs/s"}, smoke=True)
     student = api.train_student(student_cfg)
     scores = api.score(student.spec, student_cfg.data, split="test")   # Evaluation: .metric("xx_en_article/el/P@1")
-    cv = api.cross_validate("configs/t.yaml", "configs/s.yaml", "runs/cv", folds=2)   # CrossvalResult
 
-Every function validates before it builds anything: a bad key or value is one ConfigError naming it.
+`train_teacher` and `train_student` take parts built already as keywords (`given`): the teacher's `pool`, `encoder`
+and `evaluators`; the student's `inputs` (`relkt.data.student_inputs.StudentInputs`), `teacher` and `evaluators`.
+Every function validates before it builds anything: a bad key, value or argument type is one ConfigError naming it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from relkt.config import StudentConfig, TeacherConfig, run_config
 from relkt.config.config_io import as_overrides
 from relkt.errors import ConfigError
+from relkt.jobs.audit import audit_pool
+from relkt.jobs.coverage import run as _coverage
+from relkt.jobs.interpolate import interpolate as _interpolate
+from relkt.jobs.requests import AuditRequest, CoverageRequest, InterpolateRequest, PoolRequest, TeachRequest
+from relkt.jobs.results import CoverageResult, InterpolateResult, RunResult, TeachResult
+from relkt.jobs.scoring import Evaluation, score
+from relkt.jobs.teach import teach as _teach
+from relkt.recipes.comparison import comparison
 from relkt.recipes.crossval import CrossValidation, CrossvalResult
-from relkt.scoring import Evaluation, score
 
 __all__ = [
+    "AuditRequest",
+    "CoverageRequest",
+    "CoverageResult",
     "CrossvalResult",
     "Evaluation",
+    "InterpolateRequest",
+    "InterpolateResult",
+    "PoolRequest",
     "RunResult",
+    "TeachRequest",
+    "TeachResult",
+    "audit",
+    "compare",
     "config",
+    "coverage",
     "cross_validate",
+    "interpolate",
     "score",
+    "teach",
     "train_student",
     "train_teacher",
 ]
@@ -43,29 +76,11 @@ __all__ = [
 STAGES = {"teacher": TeacherConfig, "student": StudentConfig}
 
 
-@dataclass
-class RunResult:
-    """A finished (or resumed-and-finished) run: its folder and `summary.json`. `best` is the best dev model's
-    export, `spec` the encoder spec that reads it (e.g. `muse:RUN/best`) for scoring or as the next stage's teacher."""
-
-    output_dir: Path
-    summary: dict[str, Any]
-    base_spec: str
-
-    @property
-    def best(self) -> Path:
-        return self.output_dir / "best"
-
-    @property
-    def spec(self) -> str:
-        from relkt.encoders.encoder_kind import kind_of  # deferred: TensorFlow
-
-        return kind_of(self.base_spec).rebuild_spec(str(self.best))
-
-    @property
-    def best_metric(self) -> float:
-        """The dev primary metric at the best step (`summary["best"]["value"]`)."""
-        return float(self.summary["best"]["value"])
+def _expect(value: Any, kind: type | tuple[type, ...], name: str, what: str) -> None:
+    """One ConfigError naming the argument when `value` is not of `kind` (a bool is no number here)."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise ConfigError(f"{name}: expected {what}, got {type(value).__name__} {value!r}")
 
 
 def config(
@@ -78,23 +93,33 @@ def config(
     switch, then `set` ({"distill.epochs": 2} or ["distill.epochs=2"]), validated, as the trainers' flags make it."""
     if stage not in STAGES:
         raise ConfigError(f"stage {stage!r}: valid: {', '.join(STAGES)}")
+    _expect(path, (str, Path, type(None)), "path", "a YAML file's path or None")
+    _expect(smoke, bool, "smoke", "True or False")
+    if isinstance(set, str) or not isinstance(set, (Mapping, Sequence)):
+        raise ConfigError(f"set: expected a mapping {{key: value}} or a list of 'key=value' strings, got {set!r}")
+    if not isinstance(set, Mapping) and not all(isinstance(x, str) for x in set):
+        raise ConfigError(f"set: a list of 'key=value' strings, got {list(set)!r}")
     overrides = list(set) if not isinstance(set, Mapping) else as_overrides(dict(set))
     return run_config(STAGES[stage], path, overrides, smoke)
 
 
-def train_teacher(config: TeacherConfig) -> RunResult:
-    """Stage 1 (triplet loss, BM25 then online negatives); resumes a run folder it finds unfinished."""
-    from relkt.stages.teacher_trainer import TeacherTrainer  # deferred: TensorFlow
+def train_teacher(config: TeacherConfig, **given: Any) -> RunResult:
+    """Stage 1 (triplet loss, BM25 then online negatives); resumes a run folder it finds unfinished. `given`:
+    `pool`, `encoder`, `evaluators` built already (relkt.stages.teacher_trainer.TeacherTrainer)."""
+    _expect(config, TeacherConfig, "config", "a TeacherConfig (api.config('teacher', ...))")
+    from relkt.stages.teacher_trainer import TeacherTrainer  # deferred: heavy (TensorFlow)
 
-    return RunResult(Path(config.output_dir), TeacherTrainer.train(config), config.encoder.spec)
+    return RunResult(Path(config.output_dir), TeacherTrainer.train(config, **given), config.encoder.spec)
 
 
-def train_student(config: StudentConfig) -> RunResult:
-    """Stage 2 (the teacher frozen, Eq. 2's terms); resumes a run folder it finds unfinished."""
-    from relkt.stages.student_trainer import StudentTrainer  # deferred: TensorFlow
+def train_student(config: StudentConfig, **given: Any) -> RunResult:
+    """Stage 2 (the teacher frozen, Eq. 2's terms); resumes a run folder it finds unfinished. `given`: `inputs`,
+    `teacher`, `evaluators` built already (relkt.stages.student_trainer.StudentTrainer)."""
+    _expect(config, StudentConfig, "config", "a StudentConfig (api.config('student', ...))")
+    from relkt.stages.student_trainer import StudentTrainer  # deferred: heavy (TensorFlow)
 
     base = config.student.spec or config.teacher.spec
-    return RunResult(Path(config.output_dir), StudentTrainer.train(config), base)
+    return RunResult(Path(config.output_dir), StudentTrainer.train(config, **given), base)
 
 
 def cross_validate(
@@ -107,5 +132,42 @@ def cross_validate(
 ) -> CrossvalResult:
     """k-fold cross-validation of both stages (relkt.recipes.crossval.CrossValidation; `options`: sets,
     teacher_sets, student_sets, student_groups, smoke, max_length, eval_langs, teachers_from)."""
+    for name, value in (("teacher_config", teacher_config), ("student_config", student_config), ("output", output)):
+        _expect(value, (str, Path), name, "a path")
+    _expect(folds, int, "folds", "a whole number >= 2")
     cv = CrossValidation(str(teacher_config), str(student_config), str(output), folds=folds, **options)
     return cv.run(only_folds)
+
+
+def coverage(request: CoverageRequest) -> CoverageResult:
+    """Languages from pair files, LAReQA's bias analyses on a pool, or both (relkt.jobs.coverage)."""
+    _expect(request, CoverageRequest, "request", "a CoverageRequest")
+    return _coverage(request)
+
+
+def audit(request: AuditRequest) -> tuple[str, dict]:
+    """Each encoder's tokenizer on a pool's texts, nothing encoded: (the table, the report)."""
+    _expect(request, AuditRequest, "request", "an AuditRequest")
+    return audit_pool(request)
+
+
+def teach(request: TeachRequest, command: str = "") -> TeachResult:
+    """Coverage before, the recommended student, coverage after, one report (relkt.jobs.teach)."""
+    _expect(request, TeachRequest, "request", "a TeachRequest")
+    return _teach(request, command)
+
+
+def interpolate(request: InterpolateRequest) -> InterpolateResult:
+    """WiSE-FT mixes of a teacher and its student, alpha chosen on dev (relkt.jobs.interpolate)."""
+    _expect(request, InterpolateRequest, "request", "an InterpolateRequest")
+    return _interpolate(request)
+
+
+def compare(
+    paths: Sequence[str | Path], against: str = "previous", unit: str = "pool", bootstrap: int = 1000, seed: int = 0
+) -> str:
+    """Scores written by `score(..., output=...)` side by side, each against the one before it (or the first), with
+    paired bootstrap and McNemar per language (relkt.recipes.comparison)."""
+    if isinstance(paths, (str, Path)) or not all(isinstance(p, (str, Path)) for p in paths):
+        raise ConfigError(f"paths: expected a list of results files, got {paths!r}")
+    return comparison(paths, against=against, unit=unit, bootstrap=bootstrap, seed=seed)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ALWAYS = {"errors", "io", "registry", "__init__"}
+ALWAYS = {"errors", "io", "registry", "names", "__init__"}
 
 
 def rules() -> dict[str, set[str]]:
@@ -90,22 +90,26 @@ def test_imports_inside_functions_say_why_they_are_deferred():
     "module",
     [
         "relkt.cli",
+        "relkt.cli.__main__",
+        "relkt.cli.evaluate",
+        "relkt.cli.coverage",
+        "relkt.cli.teach",
+        "relkt.cli.interpolate",
+        "relkt.cli.train_teacher",
+        "relkt.cli.train_student",
+        "relkt.train_teacher",
+        "relkt.train_student",
         "relkt.config",
         "relkt.data",
         "relkt.metrics",
         "relkt.analysis",
         "relkt.reports.tables",
-        "relkt.evaluate",
-        "relkt.audit",
-        "relkt.coverage",
-        "relkt.interpolate",
-        "relkt.train_teacher",
-        "relkt.train_student",
-        "relkt.scoring",
+        "relkt.jobs.scoring",
+        "relkt.jobs.coverage",
+        "relkt.jobs.teach",
+        "relkt.jobs.interpolate",
         "relkt.api",
         "relkt.recipes.crossval",
-        "relkt.command",
-        "relkt.teach",
     ],
 )
 def test_tensorflow_free_layers_do_not_load_it(module):
@@ -119,7 +123,7 @@ def test_a_forbidden_import_is_caught(tmp_path):
     tree = ast.parse("import numpy\nfrom relkt.analysis.tokenizer_audit import audit_tokenizer\nfrom relkt import io\n")
     targets = [t for _, t in relkt_imports(tree)]
     assert targets == ["analysis", "io"]
-    assert "analysis" not in rules()["encoders"] and "analysis" in rules()["coverage"]
+    assert "analysis" not in rules()["encoders"] and "analysis" in rules()["jobs"]
 
 
 def test_test_modules_share_code_through_tests_helpers_only():
@@ -143,3 +147,28 @@ def test_test_modules_share_code_through_tests_helpers_only():
                 if n.startswith("tests.") and not n.startswith("tests.helpers")
             ]
     assert not offenders, offenders
+
+
+def test_two_wings_no_library_module_imports_the_command_lines():
+    offenders = []
+    for path, unit in modules():
+        if unit in ("cli", "train_teacher", "train_student"):
+            continue
+        offenders += [
+            f"{path.relative_to(ROOT)}:{line}" for line, t in relkt_imports(ast.parse(path.read_text())) if t == "cli"
+        ]
+    assert not offenders, offenders
+
+
+def test_the_package_root_holds_at_most_eight_modules():
+    root = sorted(p.name for p in (ROOT / "relkt").glob("*.py"))
+    assert len(root) <= 8, root
+
+
+def test_argparse_lives_in_the_command_lines_alone():
+    outside = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "relkt").rglob("*.py")
+        if "argparse" in p.read_text() and "cli" not in p.relative_to(ROOT / "relkt").parts[:1]
+    ]
+    assert not outside, outside

@@ -1,9 +1,9 @@
-"""The tokenizer audit (relkt.audit, reported by `relkt.coverage --tokenizers-only`): tokenizer coverage per language,
+"""The tokenizer audit (relkt.jobs.audit, reported by `relkt coverage --tokenizers-only`): tokenizer coverage per language,
 from the encoders' own tokenizers (no encoding)."""
 
 import json
 
-from relkt import coverage
+from relkt.cli import coverage
 from relkt.encoders.export import export_encoder
 from relkt.encoders.vocab_extension import extend_vocabulary
 from tests.helpers.data import ARTICLES

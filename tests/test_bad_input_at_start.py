@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from relkt import train_student, train_teacher
+from relkt.cli import train_student, train_teacher
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder

@@ -2,7 +2,7 @@
 
 import pytest
 
-from relkt import evaluate
+from relkt.cli import evaluate
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 import json
 
-from relkt import coverage
+from relkt.cli import coverage
 from relkt.encoders.export import export_encoder
 from tests.helpers.tiny_bert import tiny_bert
 

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from relkt import evaluate
+from relkt.cli import evaluate
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH
 
 
@@ -219,7 +219,7 @@ def test_a_cli_run_prints_no_tensorflow_start_up_noise(tiny_data, tmp_path):
 
     env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE")}
     run = subprocess.run(
-        [sys.executable, "-m", "relkt.evaluate", "--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all"],
+        [sys.executable, "-m", "relkt.cli.evaluate", "--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all"],
         capture_output=True,
         text=True,
         env=env,
@@ -260,7 +260,7 @@ def test_zero_shot_muse_article_p1_is_within_5_points_of_the_paper(shared_xquad_
 
 
 def test_a_config_naming_only_data_dir_gives_the_numbers_it_gave_before_sources(synthetic_data, tmp_path):
-    """Pinned: `relkt.evaluate --encoder ngram` on the synthetic folder's test split, as relkt 7b7d96e (before
+    """Pinned: `relkt evaluate --encoder ngram` on the synthetic folder's test split, as relkt 7b7d96e (before
     training and test sources were apart) printed them; reading the folder through QaSource changes none."""
     out = tmp_path / "r.json"
     assert (

@@ -1,4 +1,4 @@
-"""relkt.interpolate: teacher/student weight mixing, alpha chosen on dev, exported in hub format."""
+"""relkt interpolate: teacher/student weight mixing, alpha chosen on dev, exported in hub format."""
 
 import json
 
@@ -86,8 +86,8 @@ def dev_map(encoder, data_dir) -> float:
 
 def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_scores_it(synthetic_data, tmp_path, capsys):
     """WiSE-FT as its paper means it: a trained muse model mixed with the model it started from, alpha picked by the
-    paper's unit (dev questions ranking every English article, read whole as relkt.evaluate reads them)."""
-    from relkt import evaluate
+    paper's unit (dev questions ranking every English article, read whole as relkt evaluate reads them)."""
+    from relkt.cli import evaluate
     from tests.helpers.tiny_muse import tiny_muse_encoder
 
     base = tiny_muse_encoder(seed=0, max_length=32)  # articles run past 32 pieces: only whole reading scores them right
@@ -119,7 +119,7 @@ def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_score
     report = json.loads((tmp_path / "wise.interpolation.json").read_text())
     scores = {float(a): s for a, s in report["scores"].items()}
     assert report["alpha"] == interpolate.choose_alpha(scores) and report["primary_metric"] == "xx_en_article/P@1"
-    # alpha 0 and 1 are the two exports themselves, scored on dev as relkt.evaluate scores them.
+    # alpha 0 and 1 are the two exports themselves, scored on dev as relkt evaluate scores them.
     for alpha, export in ((0.0, teacher), (1.0, student)):
         res = tmp_path / f"eval{alpha}.json"
         assert (

@@ -1,4 +1,4 @@
-"""relkt.coverage on pair files, question files and a test source the tests make."""
+"""relkt coverage on pair files, question files and a test source the tests make."""
 
 import json
 import re
@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from relkt import coverage as language_coverage
+from relkt.cli import coverage as language_coverage
 from relkt.analysis.significance import mcnemar
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
@@ -141,9 +141,9 @@ def test_bad_input_is_one_clear_line(tmp_path, capsys, args, message):
 
 
 def test_one_command_reports_languages_held_out_by_source_and_the_pool_bias(tmp_path, tiny_data):
-    """relkt.coverage with pair files and --bias: one report.md (the languages, then the bias analyses) and one
+    """relkt coverage with pair files and --bias: one report.md (the languages, then the bias analyses) and one
     report.json; the held-out pairs are a whole source, and the report says so."""
-    from relkt import coverage
+    from relkt.cli import coverage
 
     pairs, _ = make_files(tmp_path)
     fi = (pairs / "fi.tsv").read_text(encoding="utf-8").splitlines()

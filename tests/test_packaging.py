@@ -97,7 +97,7 @@ def test_a_cli_still_quiets_tensorflow():
     code = (
         "import os, sys; from relkt.cli import run_cli; "
         "run_cli(lambda: 0); "
-        "from relkt.quiet_tensorflow import QuietTensorFlowImport; "
+        "from relkt.cli.quiet_tensorflow import QuietTensorFlowImport; "
         "assert os.environ['TF_CPP_MIN_LOG_LEVEL'] == '3'; "
         "assert any(isinstance(f, QuietTensorFlowImport) for f in sys.meta_path)"
     )
@@ -107,7 +107,7 @@ def test_a_cli_still_quiets_tensorflow():
 
 
 def test_the_relkt_command_runs_each_cli_and_lists_them(capsys):
-    from relkt.command import COMMANDS, main
+    from relkt.cli.__main__ import COMMANDS, main
 
     assert main(["--help"]) == 0
     listed = capsys.readouterr().out
@@ -117,4 +117,4 @@ def test_the_relkt_command_runs_each_cli_and_lists_them(capsys):
         main(["evaluate", "--help"])
     assert stop.value.code == 0 and "--xx-en-unit" in capsys.readouterr().out
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts == {"relkt": "relkt.command:main"}
+    assert scripts == {"relkt": "relkt.cli.__main__:main"}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from relkt import train_teacher
+from relkt.cli import train_teacher
 from relkt.errors import ConfigError
 from tests.helpers.runs import finished_student, tiny_config
 
@@ -92,7 +92,7 @@ def test_student_values_are_checked_when_the_config_loads(tmp_path):
 
 
 def test_a_student_language_without_data_is_named(synthetic_data, tmp_path, capsys):
-    from relkt import train_student
+    from relkt.cli import train_student
     from tests.helpers.runs import student_config
 
     teacher = tmp_path / "teacher"
@@ -119,7 +119,7 @@ def test_smoke_shrinks_but_an_explicit_set_wins(synthetic_data, tmp_path):
 def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another_teacher(
     synthetic_data, tmp_path, capsys
 ):
-    from relkt import train_student
+    from relkt.cli import train_student
     from relkt.encoders.export import export_encoder
     from relkt.encoders.ngram_encoder import NgramEncoder
 
@@ -143,7 +143,7 @@ def test_a_run_copied_with_hard_links_trains_on_without_writing_into_the_origina
     original holds keeps its bytes."""
     import os
 
-    from relkt import train_student
+    from relkt.cli import train_student
 
     cfg, _ = finished_student(tmp_path, synthetic_data, **{"distill.epochs": 1})
     done, copy = tmp_path / "run", tmp_path / "copy"

@@ -5,7 +5,7 @@ import json
 import pytest
 import yaml
 
-from relkt import evaluate, train_student
+from relkt.cli import evaluate, train_student
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
 from tests.helpers.data import SHARED_DATA

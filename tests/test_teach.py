@@ -1,4 +1,4 @@
-"""relkt.teach: one command from pair files to a report, on a tiny muse-architecture base and pairs made here."""
+"""relkt teach: one command from pair files to a report, on a tiny muse-architecture base and pairs made here."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 import yaml
 
-from relkt import teach
+from relkt.cli import teach as teach_cli
+from relkt.jobs import teach
+from relkt.stages.student_trainer import StudentTrainer
 from relkt.encoders.export import export_encoder
 from tests.helpers.data import make_synthetic_lareqa
 from tests.helpers.tiny_muse import WORDS, tiny_muse_encoder
@@ -87,7 +89,7 @@ def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
     out = tmp_path / "teach"
     # A trained step is best/ (no starting point kept), so the taught language must have moved.
     more = ("--watch", "zh", "--test-dir", str(tiny_data), "--smoke", "--set", "eval.at_start=false")
-    assert teach.main(argv(inputs, out, *more)) == 0
+    assert teach_cli.main(argv(inputs, out, *more)) == 0
     summary = json.loads((out / "teach.json").read_text())
     report = (out / "report.md").read_text()
     # The recipe's student, with the flags' settings: fi's own rows train, de rides along as a control.
@@ -101,7 +103,7 @@ def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
     # The held-out pairs are the ones the student held out (10 a language), the 12 unmarked questions are scored.
     assert cov["setup"]["dev_pairs"] == 10 and cov["setup"]["questions_scored"] == {"fi": 12}
     assert "test" in cov["figures"]["student"]  # the QA test source, whole: forgetting
-    assert report.startswith("# relkt.teach: fi") and "python -m relkt.teach --langs fi" in report
+    assert report.startswith("# relkt teach: fi") and "relkt teach --langs fi" in report
     assert "Wall time: student" in report and "## Language coverage" in report
     assert (out / "coverage" / "coverage.png").stat().st_size > 0
     # fi's rows train at the rate, the rest (German's rows among it) at the recipe's 0.005 x: fi's figures move.
@@ -133,7 +135,7 @@ def test_bad_inputs_are_one_error_before_anything_trains(tmp_path, inputs, capsy
             args[args.index(f"--{key}") + 1] = change[key]
     if "watch" in change:
         args += ["--watch", change["watch"]]
-    assert teach.main(args) == 2
+    assert teach_cli.main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: ") and message in err[-1], err[-1]
     assert not (out / "student" / "checkpoint").exists() and not (out / "report.md").exists()
@@ -143,8 +145,8 @@ def test_the_recipe_is_one_file_with_the_flags_over_it(tmp_path, inputs):
     """The recipe has no base chain (a user reads it whole); the flags fill what it leaves open, --set wins last."""
     assert "base" not in yaml.safe_load(teach.RECIPE.read_text())
     request = teach.TeachRequest(
-        langs="fi",
-        controls="de",
+        langs=["fi"],
+        controls=["de"],
         pairs_dir=str(inputs["pairs"]),
         questions_dir=str(inputs["questions"]),
         output=str(tmp_path / "t"),
@@ -160,11 +162,11 @@ def test_the_recipe_is_one_file_with_the_flags_over_it(tmp_path, inputs):
 
 def test_a_watched_language_is_scored_but_never_trained(tmp_path, inputs):
     request = teach.TeachRequest(
-        langs="fi", controls="de", watch="zh", pairs_dir=str(inputs["pairs"]), output=str(tmp_path / "t")
+        langs=["fi"], controls=["de"], watch=["zh"], pairs_dir=str(inputs["pairs"]), output=str(tmp_path / "t")
     )
     config = teach.student_config(request)
     assert config.data.student_langs == ["fi", "de"]  # zh's pairs never reach the student
-    assert teach.coverage_request(request, config).langs == "fi,de,zh"  # but the report scores it
+    assert teach.coverage_request(request, config).langs == ["fi", "de", "zh"]  # but the report scores it
 
 
 def test_the_recipe_is_the_measured_xor_bank_student_with_the_ablations_that_won():
@@ -176,8 +178,8 @@ def test_the_recipe_is_the_measured_xor_bank_student_with_the_ablations_that_won
     measured = load_config(StudentConfig, teach.RECIPE.parents[2] / "configs" / "new_languages_xor_bank_student.yaml")
     d = measured.data
     request = teach.TeachRequest(
-        langs=",".join(measured.student.language_rows.langs),
-        controls=",".join(x for x in d.student_langs if x not in measured.student.language_rows.langs),
+        langs=list(measured.student.language_rows.langs),
+        controls=[x for x in d.student_langs if x not in measured.student.language_rows.langs],
         pairs_dir=d.corpus_dir,
         questions_dir=next(iter(d.more_pairs)),
         qa_dir=d.data_dir,
@@ -208,32 +210,32 @@ def test_no_controls_with_the_network_training_is_warned_before_it_trains(tmp_pa
     class Stop(Exception):
         pass
 
-    def stop(config):
+    def stop(config, **given):
         raise Stop
 
-    monkeypatch.setattr(teach.api, "train_student", stop)
+    monkeypatch.setattr(StudentTrainer, "train", stop)
     for controls, warned in (("", True), ("de", False)):
         caplog.clear()
         request = teach.TeachRequest(
-            langs="fi",
-            controls=controls,
+            langs=["fi"],
+            controls=[controls] if controls else [],
             pairs_dir=str(inputs["pairs"]),
             qa_dir=str(inputs["qa"]),
             output=str(tmp_path / f"t{controls}"),
             set=["data.corpus_dev_pairs=10"],
         )
-        with caplog.at_level("WARNING", logger="relkt.teach"), pytest.raises(Stop):
+        with caplog.at_level("WARNING", logger="relkt.jobs.teach"), pytest.raises(Stop):
             teach.teach(request)
         assert ("no --controls" in caplog.text) == warned
     rows_only = teach.TeachRequest(
-        langs="fi",
+        langs=["fi"],
         pairs_dir=str(inputs["pairs"]),
         qa_dir=str(inputs["qa"]),
         output=str(tmp_path / "rows"),
         set=["data.corpus_dev_pairs=10", "student.language_rows.rest_lr_multiplier=0"],
     )
     caplog.clear()
-    with caplog.at_level("WARNING", logger="relkt.teach"), pytest.raises(Stop):
+    with caplog.at_level("WARNING", logger="relkt.jobs.teach"), pytest.raises(Stop):
         teach.teach(rows_only)
     assert "no --controls" not in caplog.text
 
@@ -241,7 +243,7 @@ def test_no_controls_with_the_network_training_is_warned_before_it_trains(tmp_pa
 def test_smoke_shrinks_what_the_flags_name_and_set_wins_last(tmp_path, inputs):
     """--smoke shrinks the question files' share the flags add, as it shrinks the recipe's own counts; --set is last."""
     request = teach.TeachRequest(
-        langs="fi",
+        langs=["fi"],
         pairs_dir=str(inputs["pairs"]),
         questions_dir=str(inputs["questions"]),
         output=str(tmp_path / "t"),

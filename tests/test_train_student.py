@@ -9,12 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relkt import train_student
+from relkt import api
+from relkt.cli import train_student
 from relkt.config import StudentConfig, load_config
 from relkt.config.config_io import with_overrides
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
 from relkt.errors import CheckpointError, ConfigError
+from relkt.stages.student_trainer import StudentTrainer
 from tests.helpers.data import write_corpus
 from tests.helpers.runs import kill_mid_epoch, student_config
 
@@ -30,7 +32,7 @@ def teacher_dir(tmp_path):
 def test_student_learns_german_and_teacher_stays_bit_identical(synthetic_data, teacher_dir, tmp_path):
     cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir))
     files_before = {p: p.read_bytes() for p in teacher_dir.rglob("*") if p.is_file()}
-    trainer = train_student.StudentTrainer(cfg)
+    trainer = StudentTrainer(cfg)
     teacher_before = [w.numpy().copy() for w in trainer.teacher.weights]
     student_before = [w.numpy().copy() for w in trainer.student.weights]
     summary = trainer.run()
@@ -111,7 +113,7 @@ def test_finished_run_trains_on_when_epochs_grow(synthetic_data, teacher_dir, tm
     steps = [json.loads(line)["step"] for line in (moved / "metrics.jsonl").read_text().splitlines()]
     assert steps == sorted(set(steps))  # no evaluation repeated
     with pytest.raises(ConfigError, match="distill.epochs"):
-        train_student.train_student(load_config(StudentConfig, one, [f"output_dir={moved}", "distill.epochs=1"]))
+        api.train_student(load_config(StudentConfig, one, [f"output_dir={moved}", "distill.epochs=1"]))
 
 
 @pytest.mark.slow  # two end-to-end trainings (~70 s on 2 cores)
@@ -135,7 +137,7 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
             "distill.epochs": 1,
         },
     )
-    trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    trainer = StudentTrainer(load_config(StudentConfig, cfg))
     added = trainer.vocab_extension.tokens
     # The synthetic "Thai" uses 26 letters; the English side is mostly outside the 40-word vocabulary too.
     assert {"ก", "ข", "ผ"} <= set(added) and trainer.vocab_extension.first_id == len(VOCAB)
@@ -160,7 +162,7 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
             "eval.primary_metric": "xx_en/th/P@1",
         },
     )
-    ext = train_student.StudentTrainer(load_config(StudentConfig, cfg_pieces)).vocab_extension
+    ext = StudentTrainer(load_config(StudentConfig, cfg_pieces)).vocab_extension
     multi = [t for t in ext.tokens if len(t) > 1 and not t.startswith("##")]
     assert ext.learned_pieces == 5 and multi and all(t in ext.split_pattern for t in multi)
     # A hub: student (no vocabulary to grow) is refused with the fix in the message.
@@ -171,7 +173,7 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
         **{"student": {"spec": f"hub:{teacher}", "extend_vocab": {"enabled": True}}, "data.student_langs": ["th"]},
     )
     with pytest.raises(Exception, match="use student.spec=bert:"):
-        train_student.StudentTrainer(load_config(StudentConfig, bad))
+        StudentTrainer(load_config(StudentConfig, bad))
 
 
 def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, tmp_path):
@@ -182,7 +184,7 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
         StudentConfig,
         student_config(tmp_path, synthetic_data, teacher_dir, **{"eval.at_start": True, "distill.epochs": 1}),
     )
-    trainer = train_student.StudentTrainer(cfg)
+    trainer = StudentTrainer(cfg)
     teacher_dev = LareqaEvaluator(dev_pool(cfg))(trainer.teacher)["xx_en/de/P@1"]
     summary = trainer.run()
     history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
@@ -194,17 +196,17 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
     last = json.loads((tmp_path / "run" / "last" / "relkt.json").read_text())
     assert summary["last_export"].endswith("last") and last["training"]["step"] == summary["steps"]
     # A rerun of the finished run does not evaluate again.
-    assert train_student.StudentTrainer(cfg).run()["already_finished"]
+    assert StudentTrainer(cfg).run()["already_finished"]
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == len(history)
     # Nor once its checkpoint/ is deleted to free disk: it does not train again from scratch over best/.
     best = (tmp_path / "run" / "best" / "relkt.json").read_bytes()
     shutil.rmtree(tmp_path / "run" / "checkpoint")
-    assert train_student.StudentTrainer(cfg).run()["already_finished"]
+    assert StudentTrainer(cfg).run()["already_finished"]
     assert (tmp_path / "run" / "best" / "relkt.json").read_bytes() == best
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == len(history)
     # Training it on to more epochs needs the checkpoint.
     with pytest.raises(CheckpointError, match="checkpoint/ is gone, so it cannot train on to 2"):
-        train_student.StudentTrainer(with_overrides(cfg, ["distill.epochs=2"])).run()
+        StudentTrainer(with_overrides(cfg, ["distill.epochs=2"])).run()
 
 
 @pytest.mark.slow  # two end-to-end trainings (~100 s on 2 cores)
@@ -234,7 +236,7 @@ def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
                 "schedule.learning_rate": 1e-4,
             },
         )
-        trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+        trainer = StudentTrainer(load_config(StudentConfig, cfg))
         assert isinstance(trainer.optimizer, SparseAdam) and bool(trainer.optimizer.row_scales) == (mult != 1.0)
         first = trainer.vocab_extension.first_id
         table = trainer.student.backbone.token_embedding.embeddings
@@ -263,7 +265,7 @@ def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, tea
             },
         ),
     )
-    trainer = train_student.StudentTrainer(cfg)
+    trainer = StudentTrainer(cfg)
     loss = trainer.model.loss
     assert loss.contrast == 1.0 and loss.temperature == 0.1 and loss.negatives == negatives
     if negatives == "bank":  # every distinct teacher target: 42 German examples of 42 questions and their answers
@@ -287,7 +289,7 @@ def test_a_decaying_rate_reaches_zero_at_the_last_step_of_the_last_epoch(synthet
     after steps 10 and 20 (the rate of the next step) read 0.01 x 12 / 22 and 0.01 x 2 / 22."""
     changes = {"distill.epochs": 2, "schedule.decay": "linear", "schedule.lr_patience": 0}
     cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **changes))
-    trainer = train_student.StudentTrainer(cfg)
+    trainer = StudentTrainer(cfg)
     summary = trainer.run()
     assert summary["steps"] == trainer.harness.total_steps == 22
     logged = {e["step"]: e["learning_rate"] for e in map(json.loads, (tmp_path / "run" / "train.jsonl").open())}
@@ -333,7 +335,7 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
             "distill.length_chunks": 2,
         },
     )
-    trainer = train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    trainer = StudentTrainer(load_config(StudentConfig, cfg))
     assert trainer.model.length_chunks == 2  # muse's features carry a padding_mask: runs of like length allowed
     student, ext = trainer.student, trainer.vocab_extension
     assert isinstance(student, MuseEncoder) and student.added_rows_start == base.vocabulary_size == ext.first_id
@@ -354,7 +356,7 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
         },
     )
     with pytest.raises(ConfigError, match="student.extend_vocab .*not all Unicode script names"):
-        train_student.StudentTrainer(load_config(StudentConfig, cfg))
+        StudentTrainer(load_config(StudentConfig, cfg))
     # ... and so does piece_chars: every learned piece kept holds one of them or a character the base cannot read.
     import relkt.stages.student_trainer as stage
 
@@ -378,7 +380,7 @@ def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_tex
             "student": {"extend_vocab": {"enabled": True, "pieces": 20, "piece_chars": "ß"}},
         },
     )
-    train_student.StudentTrainer(load_config(StudentConfig, cfg))
+    StudentTrainer(load_config(StudentConfig, cfg))
     assert seen["piece_chars"] == "ß" and seen["pieces"] == 20
 
 
@@ -392,7 +394,7 @@ def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthet
         "eval.primary_metric": "corpus/P@1",
     }
     cfg = load_config(StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **changes))
-    trainer = train_student.StudentTrainer(cfg)
+    trainer = StudentTrainer(cfg)
     ex = trainer.examples
     corpus_rows = [i for i, has in enumerate(ex.has_document()) if not has]
     # 42 QA examples + 16 of the 22 training pairs (8 of 30 held out); the held-out ones are never trained on.
@@ -408,7 +410,7 @@ def test_corpus_pairs_teach_the_question_side_only_and_give_a_dev_metric(synthet
     history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert {"dev/corpus/de/P@1", "dev/corpus/P@1", "dev/lareqa/mAP"} <= set(history[0])
     # The cached targets hold the corpus texts: a second trainer reuses the cache (same key) and the same targets.
-    again = train_student.StudentTrainer(cfg)
+    again = StudentTrainer(cfg)
     np.testing.assert_array_equal(again.example_targets(), trainer.example_targets())
 
 
@@ -425,7 +427,7 @@ def test_sort_window_batches_like_lengths_and_trains(synthetic_data, teacher_dir
     changes["distill.epochs"] = 1
     plain = load_config(StudentConfig, student_config(tmp_path / "a", synthetic_data, teacher_dir, **changes))
     sorted_cfg = with_overrides(plain, ["distill.sort_window=3", f"output_dir={tmp_path / 'b' / 'run'}"])
-    base, trainer = train_student.StudentTrainer(plain), train_student.StudentTrainer(sorted_cfg)
+    base, trainer = StudentTrainer(plain), StudentTrainer(sorted_cfg)
     n, bs = len(trainer.examples), sorted_cfg.distill.batch_size
     np.testing.assert_array_equal(base.epoch_order(1), np.random.default_rng([plain.seed, 1]).permutation(n))
     tokens = trainer.row_tokens()
@@ -459,7 +461,7 @@ def test_length_chunks_are_refused_where_they_cannot_work(synthetic_data, teache
         StudentConfig, student_config(tmp_path, synthetic_data, teacher_dir, **{"distill.length_chunks": 2})
     )
     with pytest.raises(ConfigError, match="distill.length_chunks: 2 .*HubEncoder's features have none"):
-        train_student.StudentTrainer(cfg)
+        StudentTrainer(cfg)
     for bad in ("0", "5"):  # the test config's batch is 4
         with pytest.raises(ConfigError, match=r"distill.length_chunks: .*1 to batch_size \(4\)"):
             with_overrides(cfg, [f"distill.length_chunks={bad}"])
@@ -506,7 +508,7 @@ def thai_rows_trainer(tmp_path, student: dict | None = None, data_set: dict | No
             **{f"data.{key}": value for key, value in (data_set or {}).items()},
         },
     )
-    return train_student.StudentTrainer(load_config(StudentConfig, cfg)), data, teacher
+    return StudentTrainer(load_config(StudentConfig, cfg)), data, teacher
 
 
 def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bit_identical(tmp_path):
@@ -563,7 +565,7 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
                 },
             },
         )
-        chosen[ratio] = set(train_student.StudentTrainer(load_config(StudentConfig, other)).language_rows.tolist())
+        chosen[ratio] = set(StudentTrainer(load_config(StudentConfig, other)).language_rows.tolist())
     assert chosen[1000.0] == set(rows.tolist()) and chosen[0.0] - chosen[1000.0] >= {student.bos_id, student.eos_id}
 
 
@@ -594,7 +596,7 @@ def test_language_rows_need_training_text_in_their_languages_and_a_trainable_tab
         tmp_path, synthetic_data, teacher, **{"teacher.spec": f"muse:{teacher}", "student.language_rows.langs": ["el"]}
     )
     with pytest.raises(ConfigError, match="no training example in el"):
-        train_student.StudentTrainer(load_config(StudentConfig, cfg))
+        StudentTrainer(load_config(StudentConfig, cfg))
     for setting in (
         {"language_rows": {"langs": ["de"]}},
         {"extend_vocab": {"enabled": True, "new_rows_lr_multiplier": 5.0}},
@@ -606,7 +608,7 @@ def test_language_rows_need_training_text_in_their_languages_and_a_trainable_tab
             **{"teacher.spec": f"muse:{teacher}", "student": {"options": {"freeze_token_embedding": True}, **setting}},
         )
         with pytest.raises(ConfigError, match="token table is frozen"):
-            train_student.StudentTrainer(load_config(StudentConfig, frozen))
+            StudentTrainer(load_config(StudentConfig, frozen))
 
 
 def test_replayed_languages_train_on_their_own_share_of_pairs(tmp_path):

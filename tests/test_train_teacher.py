@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from relkt import train_teacher
+from relkt.cli import train_teacher
+from relkt.stages.teacher_trainer import TeacherTrainer
 from tests.helpers.runs import kill_mid_epoch, tiny_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,7 @@ def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path)
 
 
 def test_dev_selection_on_the_article_unit_reports_what_relkt_evaluate_scores(synthetic_data, tmp_path):
-    from relkt import evaluate
+    from relkt.cli import evaluate
 
     cfg = tiny_config(
         tmp_path,
@@ -57,7 +58,7 @@ def test_dev_selection_on_the_article_unit_reports_what_relkt_evaluate_scores(sy
     assert all(h["primary"] == h["dev/xx_en_article/P@1"] for h in history)
     assert {"dev/xx_en_article/de/P@1", "dev/xx_en/de/P@1", "dev/lareqa/mAP"} <= set(history[0])
     best = next(h for h in history if h["step"] == summary["best"]["step"])
-    # relkt.evaluate on the best export, the run's dev split, every English article of the data set as candidates.
+    # relkt evaluate on the best export, the run's dev split, every English article of the data set as candidates.
     scores = tmp_path / "best.json"
     assert (
         evaluate.main(
@@ -156,7 +157,7 @@ def test_positives_per_question_keeps_own_language_and_samples_the_rest(syntheti
     cfg = tiny_config(
         tmp_path, synthetic_data, **{"data.answer_langs": ["en", "de"], "triplet.positives_per_question": 1}
     )
-    trainer = train_teacher.TeacherTrainer(load_config(TeacherConfig, cfg))
+    trainer = TeacherTrainer(load_config(TeacherConfig, cfg))
     # 42 English questions, each with gold answers in en and de; one positive each: the English one.
     assert len(trainer.triplets.anchor_q) == 42
     assert set(trainer.pool.candidate_langs[trainer.triplets.anchor_pos]) == {"en"}

@@ -35,7 +35,7 @@ def test_sweep_runs_each_ablation_and_tabulates(synthetic_data, tmp_path):
 def test_evaluate_writes_per_question_scores_that_compare_tests(tiny_data, tmp_path, capsys):
     import numpy as np
 
-    from relkt import evaluate
+    from relkt.cli import evaluate
 
     out = tmp_path / "a" / "test.json"
     assert (
@@ -482,7 +482,7 @@ def test_group_students_trains_each_group_from_one_teacher_and_combines_their_sc
     the test split; student.json holds each language from its group's student; rerun, every run and score is kept."""
     import numpy as np
 
-    from relkt import train_teacher
+    from relkt.cli import train_teacher
     from tests.helpers.data import make_synthetic_lareqa
 
     data = make_synthetic_lareqa(tmp_path / "synthetic", n_articles=12, langs=("en", "de", "th"))

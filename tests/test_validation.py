@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from relkt import evaluate, train_student
+from relkt.cli import evaluate, train_student
 from relkt.config.student_groups import StudentGroup
 from relkt.data import QaSource
 from relkt.data.lareqa_pool import LareqaPool

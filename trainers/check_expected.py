@@ -21,7 +21,7 @@ MODELS = ("zero_shot", "teacher", "student")
 
 
 def figure(results: dict, name: str) -> float:
-    """`lareqa/LANG/mAP` or `xx_en/LANG/P@1` (in %) from a relkt.evaluate results JSON."""
+    """`lareqa/LANG/mAP` or `xx_en/LANG/P@1` (in %) from a relkt evaluate results JSON."""
     family, lang, metric = name.split("/")
     if family == "lareqa":
         return 100 * results["lareqa"]["per_language"][lang][metric]
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("expected", help="YAML of ranges and orderings (trainers/expected/*.yaml)")
     for model in MODELS:
         p.add_argument(
-            f"--{model.replace('_', '-')}", required=True, help=f"the {model} results JSON of relkt.evaluate"
+            f"--{model.replace('_', '-')}", required=True, help=f"the {model} results JSON of relkt evaluate"
         )
     args = p.parse_args(argv)
     try:

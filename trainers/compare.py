@@ -1,9 +1,9 @@
-"""Print results.json files from relkt.evaluate side by side (LAReQA mAP and XX->EN P@1 per language), and
+"""Print results.json files from relkt evaluate side by side (LAReQA mAP and XX->EN P@1 per language), and
 whether each run's differences from the one before it are significant (relkt.recipes.comparison).
 
     python trainers/compare.py runs/x/zero_shot_test.json runs/x/teacher/test.json runs/x/student/test.json
 
-Significance needs the per-question scores relkt.evaluate writes beside each result
+Significance needs the per-question scores relkt evaluate writes beside each result
 (`test.per_question.npz`): a paired bootstrap CI of the LAReQA mAP difference and McNemar's test on
 XX->EN P@1 (and on translation retrieval, Q>Qen P@1, where both files have it), per question language, over the
 same questions (matched by qas_id and language).
@@ -26,7 +26,7 @@ from relkt.recipes.comparison import UNITS, comparison
 
 def parse_args(argv: Sequence[str] | None):
     p = argparse.ArgumentParser(prog="python trainers/compare.py", description=__doc__.split("\n")[0])
-    p.add_argument("results", nargs="+", help="results JSON files written by relkt.evaluate --output")
+    p.add_argument("results", nargs="+", help="results JSON files written by relkt evaluate --output")
     p.add_argument(
         "--against",
         choices=("previous", "first"),

@@ -1,4 +1,4 @@
-"""Students of several relkt.coverage (or relkt.teach) reports side by side on the same held-out items, each against
+"""Students of several relkt coverage (or relkt teach) reports side by side on the same held-out items, each against
 the first with McNemar's p: an ablation table (relkt.recipes.comparison.coverage_ablation).
 
     python trainers/compare_coverage.py today=runs/teach/coverage dense=runs/teach_dense/coverage
@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli import run_cli
+from relkt.cli.common import run_cli
 from relkt.errors import ConfigError
 from relkt.recipes.comparison import coverage_ablation
 

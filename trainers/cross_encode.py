@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from relkt.cli_types import language_list
+from relkt.cli.types import language_list
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.encoders import build_encoder
 from relkt.errors import RelktError
@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         pool = LareqaPool.load(args.data_dir, split=args.split)
-        langs = [x.strip() for x in args.langs.split(",") if x.strip()] if args.langs else pool.langs
+        langs = args.langs or pool.langs
         pool = pool.subset(question_langs=langs, candidate_langs=["en"])
         result = cross_encode(
             build_encoder(args.teacher, trainable=False), build_encoder(args.student, trainable=False), pool

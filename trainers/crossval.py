@@ -16,8 +16,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from relkt.cli import run_cli
-from relkt.cli_types import language_list
+from relkt.cli.common import run_cli
+from relkt.cli.types import language_list
 from relkt.recipes.crossval import MODELS, CrossValidation
 from relkt.recipes.setups import get_setup
 
@@ -85,7 +85,7 @@ def parse_args(argv: Sequence[str] | None):
         "--max-length",
         type=int,
         default=None,
-        help="tokens per text when scoring (default: relkt.evaluate's: "
+        help="tokens per text when scoring (default: relkt evaluate's: "
         "whole articles for muse, the encoder's own limit for BERT)",
     )
     p.add_argument(
@@ -102,7 +102,7 @@ def cross_validation(args) -> CrossValidation:
     options = {
         "smoke": args.smoke,
         "max_length": args.max_length,
-        "eval_langs": args.eval_langs.split(",") if args.eval_langs else None,
+        "eval_langs": args.eval_langs,
         "teacher_sets": args.teacher_set,
         "student_sets": args.student_set,
         "teachers_from": args.teachers_from,

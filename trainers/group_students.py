@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from relkt.cli import run_cli
+from relkt.cli.common import run_cli
 from relkt.errors import ConfigError
 from relkt.recipes.crossval import paper_table
 from relkt.recipes.groups import GroupStudents

@@ -18,7 +18,7 @@ sets() { [ -n "$seed" ] && echo "--set seed=$seed --set output_dir=$root/$1" || 
 # Scores a model on the test source of the run's config; kept while newer than the model it scored.
 score() {  # score NAME ENCODER CONFIG OUTPUT
   if [ -f "$4" ] && { [ "$2" = muse ] || [ "$4" -nt "${2#*:}" ]; }; then echo "kept $4"; return; fi
-  timed "score $1" python -m relkt.evaluate --encoder "$2" --config "$3" --split test --no-progress --output "$4"
+  timed "score $1" python -m relkt.cli.evaluate --encoder "$2" --config "$3" --split test --no-progress --output "$4"
 }
 results=()
 score zero-shot muse configs/paper_muse_teacher.yaml "$root/zero_shot_test.json"; results+=("$root/zero_shot_test.json")

@@ -13,7 +13,7 @@ timed() { local name=$1; shift; local t0; t0=$(date +%s); "$@"; printf '%s\t%s\n
 seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed")
 score() {  # score NAME ENCODER CONFIG OUTPUT: kept while newer than the model it scored
   if [ -f "$4" ] && { [ "$2" = muse ] || [ "$4" -nt "${2#*:}" ]; }; then echo "kept $4"; return; fi
-  timed "score $1" python -m relkt.evaluate --encoder "$2" --config "$3" --split test --no-progress --output "$4"
+  timed "score $1" python -m relkt.cli.evaluate --encoder "$2" --config "$3" --split test --no-progress --output "$4"
 }
 score zero-shot muse configs/paper_muse_reference_teacher.yaml "$root/zero_shot.json"
 timed teacher python -m relkt.train_teacher --config configs/paper_muse_reference_teacher.yaml \

@@ -13,7 +13,7 @@ walls="$root/wall_seconds.tsv"   # stage<TAB>seconds, one line per stage this in
 timed() { local name=$1; shift; local t0; t0=$(date +%s); "$@"; printf '%s\t%s\n' "$name" "$(( $(date +%s) - t0 ))" >> "$walls"; }
 score() {  # score NAME ENCODER POOL_DIR OUTPUT
   if [ -f "$4" ] && { [ "$2" = muse ] || [ "$4" -nt "${2#*:}" ]; }; then echo "kept $4"; return; fi
-  timed "score $1" python -m relkt.evaluate --encoder "$2" --data-dir "$3" --split all \
+  timed "score $1" python -m relkt.cli.evaluate --encoder "$2" --data-dir "$3" --split all \
     --xx-en-unit article,paragraph --no-progress --output "$4"
 }
 # shellcheck disable=SC2046

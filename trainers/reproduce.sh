@@ -33,22 +33,22 @@ if [ -n "$seed" ]; then
   t_set=(--set "seed=$seed" --set "output_dir=$t_out"); s_set=(--set "seed=$seed" --set "output_dir=$s_out")
 fi
 s_set+=(--set "teacher.spec=$teacher_kind:$t_out/best")
-run python -m relkt.evaluate --encoder "$zero_shot" --split test --no-progress --output "$root/zero_shot_test.json"
+run python -m relkt.cli.evaluate --encoder "$zero_shot" --split test --no-progress --output "$root/zero_shot_test.json"
 run python -m relkt.train_teacher --config "$teacher" "${t_set[@]}"
-run python -m relkt.evaluate --encoder "hub:$t_out/best" --split test --no-progress --output "$t_out/test.json"
+run python -m relkt.cli.evaluate --encoder "hub:$t_out/best" --split test --no-progress --output "$t_out/test.json"
 # Students: best/ (selected on dev; the teacher's copy if training never beat it) and last/ (where training ended).
 # last/ is scored only when it differs from best/ (the best evaluation was not the last step).
 best_is_last() { [ -z "${RELKT_PRINT_ONLY:-}" ] || return 1; python -c "import json, sys; s = json.load(open(sys.argv[1])); sys.exit(0 if s['best']['step'] == s['steps'] else 1)" "$1/summary.json"; }
 score_student() {
-  run python -m relkt.evaluate --encoder "hub:$1/best" --split test --no-progress --output "$1/test.json"
+  run python -m relkt.cli.evaluate --encoder "hub:$1/best" --split test --no-progress --output "$1/test.json"
   results+=("$1/test.json")
   if ! best_is_last "$1"; then
-    run python -m relkt.evaluate --encoder "hub:$1/last" --split test --no-progress --output "$1/test_last.json"
+    run python -m relkt.cli.evaluate --encoder "hub:$1/last" --split test --no-progress --output "$1/test_last.json"
     results+=("$1/test_last.json")
   fi
   if [ "$interpolate" = yes ]; then
-    run python -m relkt.interpolate --teacher "bert:$t_out/best" --student "bert:$1/last" --output "$1/wise"
-    run python -m relkt.evaluate --encoder "hub:$1/wise" --split test --no-progress --output "$1/test_wise.json"
+    run python -m relkt.cli.interpolate --teacher "bert:$t_out/best" --student "bert:$1/last" --output "$1/wise"
+    run python -m relkt.cli.evaluate --encoder "hub:$1/wise" --split test --no-progress --output "$1/test_wise.json"
     results+=("$1/test_wise.json")
   fi
 }
@@ -70,7 +70,7 @@ for i in "${!grow_students[@]}"; do
   grow=${grow_students[$i]}; g_out=$(seeded "${grow_outs[$i]}"); student_sets "${g_out}_e4"
   [ -d "${g_out}_e4" ] || run cp -r "$g_out" "${g_out}_e4"
   run python -m relkt.train_student --config "$grow" "${sets[@]}" --set "output_dir=${g_out}_e4" --set distill.epochs=4
-  run python -m relkt.evaluate --encoder "hub:${g_out}_e4/best" --split test --no-progress --output "${g_out}_e4/test.json"
+  run python -m relkt.cli.evaluate --encoder "hub:${g_out}_e4/best" --split test --no-progress --output "${g_out}_e4/test.json"
   results+=("${g_out}_e4/test.json")
 done
 run python trainers/compare.py "${results[@]}" --output "$root/comparison.md"

@@ -19,7 +19,7 @@ for rows in dense lazy; do
   timed "student_$rows" python -m relkt.train_student --config configs/quickstart_muse_table_student.yaml \
     --set "output_dir=$out" --set "teacher.spec=muse:$root/teacher/best" --set "schedule.sparse_rows=$rows" \
     "${seed_set[@]}"
-  python -m relkt.evaluate --encoder "hub:$out/best" --split test --no-progress --output "$out/test.json"
+  python -m relkt.cli.evaluate --encoder "hub:$out/best" --split test --no-progress --output "$out/test.json"
   results+=("$out/test.json")
 done
 python trainers/compare.py "${results[@]}" --output "$root/comparison.md"

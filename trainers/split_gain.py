@@ -21,7 +21,7 @@ from relkt.analysis import proportion_difference
 
 def parse_args(argv: Sequence[str] | None):
     p = argparse.ArgumentParser(prog="python trainers/split_gain.py", description=__doc__.split("\n")[0])
-    p.add_argument("result", help="a relkt.evaluate results JSON (or a pooled / combined one)")
+    p.add_argument("result", help="a relkt evaluate results JSON (or a pooled / combined one)")
     p.add_argument("--unit", default="article", help="its XX->EN unit: article, scored_article ... (default: article)")
     p.add_argument("--against", required=True, help="LANG=P@1 (in %%), comma-separated: the other split's figures")
     p.add_argument("--against-n", type=int, required=True, help="questions a language behind those figures")

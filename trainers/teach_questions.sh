@@ -4,7 +4,7 @@
 # (configs/new_languages_xor_student.yaml), and given its Bengali and Telugu pairs romanized too
 # (configs/new_languages_roman_student.yaml), and the XOR one with a ranking term over the batch
 # (configs/new_languages_xor_contrast_student.yaml) and over every training target
-# (configs/new_languages_xor_bank_student.yaml), each scored by relkt.coverage on the XOR rows not marked train
+# (configs/new_languages_xor_bank_student.yaml), each scored by relkt coverage on the XOR rows not marked train
 # (bn fi ja te taught; ko ru ar as controls), held-out pairs and XQuAD-R whole: once against zero-shot mUSE, once
 # against the parallel-text student. Re-running resumes the students and redoes the reports.
 #   bash trainers/reproduce.sh teach_questions [SEED]      # (this script: bash trainers/teach_questions.sh [SEED])
@@ -28,7 +28,7 @@ timed student_xor_bank python -m relkt.train_student --config configs/new_langua
   --set "output_dir=$root/student_xor_bank" "${seed_set[@]}"
 coverage() {  # coverage NAME ENCODER...: the first encoder is what the others are compared with
   local name=$1; shift
-  timed "coverage $name" python -m relkt.coverage "$@" --langs "$langs" --pairs-dir ../shared/data/parallel \
+  timed "coverage $name" python -m relkt.cli.coverage "$@" --langs "$langs" --pairs-dir ../shared/data/parallel \
     --dev-pairs 500 --questions-dir ../shared/data/xor-questions --center --test-dir ../shared/data/xquad-r \
     --learned bn,te,fi,ja --output "$root/$name"
 }

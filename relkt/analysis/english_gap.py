@@ -13,7 +13,7 @@ def gap_to_english(lang: np.ndarray, qas_id: np.ndarray, hit: np.ndarray) -> dic
 
     Stage 2's question term puts S(q_x) on T(q_en): a student that did so exactly would score X's questions as the
     teacher scores their English originals. So on a teacher's per-question file the English column is how far that
-    term alone can take X, and the gap is the room left (the XX->EN rows of `relkt.evaluate`'s
+    term alone can take X, and the gap is the room left (the XX->EN rows of `relkt evaluate`'s
     `*.per_question.npz`: `lang`, `qas_id`, one `*_hit1` array). Questions of X with no English original in the
     file are left out; `n_questions` counts the pairs scored.
     """

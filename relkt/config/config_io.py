@@ -204,7 +204,7 @@ def run_config(
     settings: Sequence[str] = (),
 ) -> T:
     """A trainer's config as its command line resolves it: defaults, the YAML file (its `base` chain) with `settings`
-    over it (what a recipe's caller fills in, e.g. relkt.teach's folders: part of the file, so smoke shrinks them
+    over it (what a recipe's caller fills in, e.g. relkt teach's folders: part of the file, so smoke shrinks them
     too), the smoke switch (which shrinks the run first), then the overrides (an explicit `--set` wins over what smoke
     shrank)."""
     config = load_config(cls, path, [*settings, *(["smoke=true"] if smoke else [])])

@@ -8,8 +8,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from relkt import ALL, named
 from relkt.errors import ConfigError
+from relkt.names import ALL, named
 
 # Field metadata of a count that may grow when a finished run is run again: training it further is the same run, as
 # if it had been started with the larger count (epoch e's data order depends only on (seed, e)). It may not shrink.
@@ -132,14 +132,14 @@ PRIMARY_METRIC = re.compile(
 
 @dataclass
 class EvalSection:
-    """Dev evaluation during training (the metrics of relkt.evaluate on the dev split)."""
+    """Dev evaluation during training (the metrics of relkt evaluate on the dev split)."""
 
     every_steps: int = 100  # evaluate on dev every N training steps
     langs: Names = ALL  # the dev languages, or all: every language found
     # The dev questions scored, among `langs` (their candidates stay every one of `langs`: XX->EN needs English's);
     # all = every language of `langs`. A student group's dev metric reads its own languages this way.
     question_langs: Names = ALL
-    primary_metric: str = "xx_en/en/P@1"  # any key relkt.evaluate reports, e.g. lareqa/mAP, xx_en/P@1
+    primary_metric: str = "xx_en/en/P@1"  # any key relkt evaluate reports, e.g. lareqa/mAP, xx_en/P@1
     max_questions: int = 0  # 0 = all dev questions
     batch_size: int = 128  # texts per encoding batch in dev evaluation
     at_start: bool = False  # also evaluate before the first step: the starting point, best export until beaten
@@ -150,7 +150,7 @@ class EvalSection:
     # of every_steps (CL-ReLKT's teacher script: 4, `eval_step = num_steps // 4`).
     per_epoch: int = 0
     # Also score dev questions with CL-ReLKT's XX->EN protocol at these English units (article, paragraph,
-    # sentence: every unit of the data set is a candidate, as relkt.evaluate --xx-en-unit); primary_metric may then
+    # sentence: every unit of the data set is a candidate, as relkt evaluate --xx-en-unit); primary_metric may then
     # be e.g. xx_en_article/P@1, selecting on the unit the paper scores.
     xx_en_units: list[str] = field(default_factory=list)
 

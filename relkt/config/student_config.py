@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from relkt import ALL, PAPER_WEIGHTS
 from relkt.config.sections import (
     GROWS_ON_RESUME,
     DistributeSection,
@@ -18,6 +17,7 @@ from relkt.config.sections import (
     ScheduleSection,
 )
 from relkt.errors import ConfigError
+from relkt.names import ALL, PAPER_WEIGHTS
 
 
 @dataclass
@@ -56,7 +56,7 @@ class StudentDataSection(PoolSection):
     # never hashed lines, whose neighbours would train)
     corpus_dev_pairs: int = 500
     # sources (the pair files' `source` column, e.g. [tico19]) held out whole from corpus_dir: none of their pairs
-    # trains, corpus_dev_pairs of them are the dev metric; what `relkt.coverage --held-out-sources` scores. [] = each
+    # trains, corpus_dev_pairs of them are the dev metric; what `relkt coverage --held-out-sources` scores. [] = each
     # source's last corpus_dev_pairs rows alone
     corpus_held_out_sources: list[str] = field(default_factory=list)
     # Question-shaped pairs first (their English side ends in "?"; Tatoeba's are ~15% of parallel/): `all` pairs as
@@ -273,7 +273,7 @@ class LanguageRowsSection:
     # reads in data.student_langs to hold them).
     rest_lr_multiplier: float = 0.0
     # Pairs drawn from data.corpus_dir for each student language not in `langs` (the languages replayed beside to
-    # hold them, relkt.teach's --controls); 0 = data.corpus_pairs_per_lang, as the taught ones. Replay holds a
+    # hold them, relkt teach's --controls); 0 = data.corpus_pairs_per_lang, as the taught ones. Replay holds a
     # language the base reads; it need not teach it, so the taught languages can have more pairs for the same steps.
     replay_pairs_per_lang: int = 0
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
-from relkt import ALL, chosen, named
 from relkt.data.code_switch import CodeSwitcher
 from relkt.data.lareqa_pool import LareqaPool
-from relkt.data.parallel_corpus import ParallelCorpus, pair_file, pair_languages, read_pairs
+from relkt.data.parallel_corpus import PairFiles, ParallelCorpus, pair_file, pair_languages, read_pairs
 from relkt.data.romanize import romanized_rows
 from relkt.data.translate import TRANSLATORS, CachedTranslator
 from relkt.errors import DataError
+from relkt.names import ALL, chosen, named
 
 
 @dataclass
@@ -173,14 +173,20 @@ def held_out_rule(data) -> str:
 
 
 def corpus_examples(
-    data, langs: Sequence[str], seed: int, pairs_per_lang: Mapping[str, int] | None = None
+    data,
+    langs: Sequence[str],
+    seed: int,
+    pairs_per_lang: Mapping[str, int] | None = None,
+    pair_files: PairFiles | None = None,
 ) -> tuple[ParallelExamples, dict[str, ParallelCorpus]]:
     """Pairs of general parallel text as document-less examples (q_source = en, q_target = xx, no document), up to
     `data.corpus_pairs_per_lang` per language (or `pairs_per_lang[lang]`, 0 = all) drawn with the seed, and each
     language's held-out slice
     (`data.corpus_dev_pairs`) for the dev metric. Languages: `data.corpus_langs`, or every one of `langs` except the
     source language that has a `{lang}.tsv` in `data.corpus_dir`. Then each folder of `data.more_pairs` adds its
-    share; no training pair may hold a question a question file keeps for scoring (refused, naming the first)."""
+    share; no training pair may hold a question a question file keeps for scoring (refused, naming the first).
+    `pair_files`: the files a caller read already (relkt.data.parallel_corpus.PairFiles), read through it."""
+    read = pair_files.read if pair_files is not None else read_pairs
     out, dev, held = ParallelExamples(), {}, {}
     folders = ([(data.corpus_dir, data.corpus_pairs_per_lang, "corpus_dir")] if data.corpus_dir else []) + [
         (folder, share, f"more_pairs.{folder}") for folder, share in data.more_pairs.items()
@@ -195,7 +201,7 @@ def corpus_examples(
         else:
             wanted = [x for x in langs if x != data.source_lang and x in have]
         for lang in wanted:
-            pairs = read_pairs(folder, lang)
+            pairs = read(folder, lang)
             if pairs.splits is not None:  # a question file: its rows kept for scoring
                 scored = pairs.held_out()
                 held.setdefault(lang, {}).update({x: f"{pairs.path}:{n}" for x, n in zip(scored.xx, scored.lines)})

@@ -50,6 +50,7 @@ class ParallelCorpus:
     splits: list[str] | None = None
     lines: list[int] = field(default_factory=list)
     path: str = ""
+    rows_read: int = 0  # the file's data rows, bad ones included (what max_bad_share is a share of)
 
     def __len__(self) -> int:
         return len(self.en)
@@ -212,14 +213,7 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
             corpus.lines.append(number)
             if corpus.splits is not None:
                 corpus.splits.append(split)
-    if corpus.bad_rows and max_bad_share == 0:  # strict: every row is an item a measurement counts
-        more = f" (and {len(corpus.bad_rows) - 1} more bad rows)" if len(corpus.bad_rows) > 1 else ""
-        raise DataError(f"{corpus.bad_rows[0]}{more}; fix or remove the line")
-    if rows and len(corpus.bad_rows) > max_bad_share * rows:
-        shown = "; ".join(corpus.bad_rows[:3])
-        raise DataError(
-            f"{path}: {len(corpus.bad_rows)} of {rows} rows are bad (more than {max_bad_share:.0%}): {shown}"
-        )
+    _check_bad_share(corpus, rows, max_bad_share, path)
     for line in corpus.bad_rows:
         log.warning("skipped %s", line)
     if duplicates:
@@ -230,4 +224,39 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
         )
     if not corpus.en:
         raise DataError(f"{path}: no usable pairs")
+    corpus.rows_read = rows
     return corpus
+
+
+class PairFiles:
+    """Pair files read once: the first read of a file parses it, every later one (through this object) returns that
+    parse, checked against its own `max_bad_share`. A job that checks its inputs before training hands this object on
+    (relkt.jobs.teach: the checks, the student's inputs and the report read each file once)."""
+
+    def __init__(self) -> None:
+        self._parsed: dict[Path, ParallelCorpus] = {}
+
+    def read(self, folder: str | Path, lang: str, max_bad_share: float = 0.01) -> ParallelCorpus:
+        path = pair_file(folder, lang)
+        key = path.resolve()
+        if key not in self._parsed:
+            self._parsed[key] = read_pairs(folder, lang, max_bad_share=1.0)
+        corpus = self._parsed[key]
+        _check_bad_share(corpus, corpus.rows_read, max_bad_share, path)
+        return corpus
+
+    @property
+    def files(self) -> list[Path]:
+        """The files parsed, in the order first read."""
+        return list(self._parsed)
+
+
+def _check_bad_share(corpus: ParallelCorpus, rows: int, max_bad_share: float, path: Path) -> None:
+    if corpus.bad_rows and max_bad_share == 0:  # strict: every row is an item a measurement counts
+        more = f" (and {len(corpus.bad_rows) - 1} more bad rows)" if len(corpus.bad_rows) > 1 else ""
+        raise DataError(f"{corpus.bad_rows[0]}{more}; fix or remove the line")
+    if rows and len(corpus.bad_rows) > max_bad_share * rows:
+        shown = "; ".join(corpus.bad_rows[:3])
+        raise DataError(
+            f"{path}: {len(corpus.bad_rows)} of {rows} rows are bad (more than {max_bad_share:.0%}): {shown}"
+        )

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from relkt import ALL, chosen, named
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import pair_languages
 from relkt.data.qa_source import QaSource
@@ -16,6 +15,7 @@ from relkt.data.sources import resolve_data_dir
 from relkt.data.splits import split_overlap, unit_split
 from relkt.data.unseen import check_unseen
 from relkt.errors import ConfigError
+from relkt.names import ALL, chosen, named
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel import ParallelExamples, corpus_examples, student_examples
-from relkt.data.parallel_corpus import ParallelCorpus
+from relkt.data.parallel_corpus import PairFiles, ParallelCorpus
 from relkt.data.selection import student_pool
 from relkt.errors import ConfigError
 
@@ -44,11 +44,13 @@ class StudentInputs:
         seed: int,
         taught: Sequence[str] = (),
         replay_pairs: int = 0,
+        pair_files: PairFiles | None = None,
     ) -> StudentInputs:
         """The inputs `data` (a StudentDataSection) asks for; `document` is `distill.document` (which answer the
         student reads), `output_dir` where a translation cache defaults to. With `taught` (language rows' languages)
         and `replay_pairs` > 0, every other student language draws that many corpus_dir pairs, not
-        `data.corpus_pairs_per_lang` (`student.language_rows.replay_pairs_per_lang`)."""
+        `data.corpus_pairs_per_lang` (`student.language_rows.replay_pairs_per_lang`). `pair_files`: pair files a caller
+        read already, handed on (each file read once)."""
         if replay_pairs and not taught:  # nothing is replayed without taught languages: say so, never ignore it
             raise ConfigError(
                 "student.language_rows.replay_pairs_per_lang is set but student.language_rows.langs is empty: "
@@ -60,6 +62,20 @@ class StudentInputs:
         examples = student_examples(pool, qa_langs, data, document, output_dir, seed).repeated(data.qa_repeat)
         corpus_dev: dict[str, ParallelCorpus] = {}
         if data.corpus_dir or data.more_pairs:  # general parallel text: question-side pairs, a held-out slice for dev
-            corpus, corpus_dev = corpus_examples(data, langs, seed, pairs_per_lang)
+            corpus, corpus_dev = corpus_examples(data, langs, seed, pairs_per_lang, pair_files)
             examples.extend(corpus)
         return cls(pool, list(langs), list(qa_langs), language_texts, examples, corpus_dev)
+
+    @classmethod
+    def for_config(cls, config: Any, pair_files: PairFiles | None = None) -> StudentInputs:
+        """The inputs a student config (`StudentConfig`) trains on, as `StudentTrainer` builds them."""
+        rows = config.student.language_rows
+        return cls.build(
+            config.data,
+            config.distill.document,
+            config.output_dir,
+            config.seed,
+            rows.langs,
+            rows.replay_pairs_per_lang,
+            pair_files,
+        )

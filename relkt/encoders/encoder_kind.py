@@ -22,7 +22,7 @@ class EncoderKind:
     # What the kind can do, read where code once listed kind names:
     takes_max_length: bool = False  # builds with a `max_length` option (tokens a text; scoring reads whole texts)
     reads_whole: bool = False  # scored whole by default (no position embeddings cap it: mUSE reads an article whole)
-    mixable: bool = False  # its weights rebuild as Keras variables, so relkt.interpolate can mix two of them
+    mixable: bool = False  # its weights rebuild as Keras variables, so relkt interpolate can mix two of them
 
     def rebuild_spec(self, export: str) -> str:
         """The spec that reads a relkt export of this kind's encoder as what it was trained as (`muse:DIR`,

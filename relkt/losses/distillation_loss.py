@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 
 import keras
 
-from relkt import PAPER_WEIGHTS
 from relkt.losses.distances import check_distance, infonce, row_distance
 from relkt.losses.loss_terms import DOCUMENT, TERMS, LossTerm, objective_terms, student_inputs, teacher_targets
+from relkt.names import PAPER_WEIGHTS
 
 NEGATIVES = ("batch", "bank")
 

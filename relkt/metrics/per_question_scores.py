@@ -1,4 +1,4 @@
-"""Per-question scores (relkt.evaluate's `.per_question.npz` arrays: `qas_id`, `lang`, `AP`, `xx_en_UNIT_hit1`, ...)
+"""Per-question scores (relkt evaluate's `.per_question.npz` arrays: `qas_id`, `lang`, `AP`, `xx_en_UNIT_hit1`, ...)
 joined from several scorings and summarised: article folds pooled (each question scored once, by the fold that never
 trained on it), or student groups combined (each language scored by its own group's student)."""
 
@@ -39,7 +39,7 @@ def scores_by_language(parts: Mapping[str, Scores], owner: Mapping[str, str], wh
 
 
 def summarise_scores(pooled: Scores) -> dict:
-    """relkt.evaluate's JSON layout for what per-question scores hold: LAReQA mAP (all and per language) and XX->EN
+    """relkt evaluate's JSON layout for what per-question scores hold: LAReQA mAP (all and per language) and XX->EN
     P@1 per unit and language."""
     langs = sorted(set(pooled["lang"].tolist()))
     results = {

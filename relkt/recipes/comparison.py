@@ -1,5 +1,5 @@
 """Results side by side and whether they differ: per language LAReQA mAP and XX->EN P@1 of several
-`relkt.scoring` results, a paired bootstrap CI of each mAP difference and McNemar's test on XX->EN P@1 (and on Q>Qen
+`relkt.jobs.scoring` results, a paired bootstrap CI of each mAP difference and McNemar's test on XX->EN P@1 (and on Q>Qen
 translation retrieval) over the questions both scored, matched by qas_id and language; optionally each language
 beside its questions' English originals (the most stage 2's question term can reach). `trainers/compare.py` is its
 command line; crossval writes its pooled tables with it.
@@ -15,7 +15,7 @@ import numpy as np
 
 from relkt.analysis import gap_to_english, mcnemar, paired_bootstrap
 from relkt.errors import DataError
-from relkt.scoring import per_question_path
+from relkt.jobs.scoring import per_question_path
 
 UNITS = ("pool", "article", "paragraph", "sentence", "scored_article", "scored_paragraph")
 
@@ -28,7 +28,7 @@ def name_of(path: Path) -> str:
 
 
 def split_lines(names: list[str], results: list[dict]) -> list[str]:
-    """What each result's split let into training (`setup.split_cut`, relkt.evaluate's measure); nothing when every
+    """What each result's split let into training (`setup.split_cut`, relkt evaluate's measure); nothing when every
     result was cut by article, or scored on a source apart."""
     lines = []
     for name, result in zip(names, results):
@@ -82,7 +82,7 @@ def load_per_question(path: Path) -> dict[str, np.ndarray]:
     npz = per_question_path(path)
     if not npz.exists():
         raise FileNotFoundError(
-            f"{npz}: no per-question scores beside {path}; re-run relkt.evaluate with --output {path}"
+            f"{npz}: no per-question scores beside {path}; re-run relkt evaluate with --output {path}"
         )
     with np.load(npz) as z:
         return {k: z[k] for k in z.files}
@@ -150,7 +150,7 @@ def english_gap_lines(name: str, per_question: dict, unit: str = "pool") -> list
     """One run's XX->EN P@1 per language beside that of the same questions asked in English (`gap_to_english`)."""
     label, key = "XX->EN" if unit == "pool" else f"XX->EN ({unit})", f"{xx_en_key(unit)}_hit1"
     if key not in per_question:
-        raise ValueError(f"its per-question scores have no {key} (score it with relkt.evaluate --xx-en-unit {unit})")
+        raise ValueError(f"its per-question scores have no {key} (score it with relkt evaluate --xx-en-unit {unit})")
     rows = gap_to_english(per_question["lang"], per_question["qas_id"], per_question[key])
     lines = [
         f"{name}: {label} P@1 of each language beside its questions' English originals, same model (questions "
@@ -173,7 +173,7 @@ def read_results(path: Path) -> dict:
         return json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise DataError(
-            f"{path}: no such results file (write it with python -m relkt.evaluate --output {path})"
+            f"{path}: no such results file (write it with python -m relkt.cli.evaluate --output {path})"
         ) from None
     except json.JSONDecodeError as e:
         raise DataError(f"{path}: not a results JSON ({e})") from None
@@ -222,14 +222,14 @@ def comparison(
 
 
 def coverage_ablation(runs: dict[str, str | Path], encoder: str = "student", first: str = "zero-shot") -> str:
-    """Students of several `relkt.coverage` reports on the same items side by side (each report's `per_item.npz`):
+    """Students of several `relkt coverage` reports on the same items side by side (each report's `per_item.npz`):
     per task, language and direction, `first` (from the first report) and each run's `encoder` P@1 in %, each run
     against the first run with McNemar's p (only-first / only-later counts). Reports holding other items are refused."""
     hits = {}
     for name, folder in runs.items():
         path = Path(folder) / "per_item.npz"
         if not path.is_file():
-            raise DataError(f"{path}: no per-item hits (a relkt.coverage report folder has per_item.npz)")
+            raise DataError(f"{path}: no per-item hits (a relkt coverage report folder has per_item.npz)")
         with np.load(path) as z:
             hits[name] = {k.partition("|")[2]: z[k] for k in z.files if k.startswith(f"{encoder}|")}
             if name == next(iter(runs)):

@@ -43,7 +43,8 @@ from relkt.io import atomic_files, atomic_write_json, atomic_write_npz, atomic_w
 from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
 from relkt.recipes.comparison import comparison
 from relkt.recipes.setups import Setup
-from relkt.scoring import per_question_path, run_pool, score, write_evaluation
+from relkt.jobs.pool import run_pool
+from relkt.jobs.scoring import per_question_path, score, write_evaluation
 
 log = logging.getLogger("relkt.crossval")
 
@@ -80,7 +81,7 @@ class CrossValidation:
     student_sets: Sequence[str] = ()
     student_groups: tuple[StudentGroup, ...] = ()
     smoke: bool = False  # shrink both stages (the trainers' smoke switch)
-    max_length: int | None = None  # tokens a text when scoring (default: relkt.scoring's)
+    max_length: int | None = None  # tokens a text when scoring (default: relkt.jobs.scoring's)
     eval_langs: Sequence[str] | None = None  # the languages scored (default: all)
     name: str = ""  # the setup's name, for messages
     teachers_from: str | None = None  # another cross-validation's folder: its fold teachers are reused, not trained
@@ -391,7 +392,7 @@ def combine_groups(groups: Sequence[StudentGroup], scored: dict[str, Path], outp
 
 
 def pool_results(paths: Sequence[Path], output: Path) -> dict:
-    """Concatenate the folds' per-question scores and summarise them in relkt.evaluate's JSON layout (the means a
+    """Concatenate the folds' per-question scores and summarise them in relkt evaluate's JSON layout (the means a
     per-question file holds: LAReQA mAP, XX->EN P@1 per unit; each fold's LAReQA pool is its own test split)."""
     pooled = concatenate_scores([read_scores(path) for path in paths], str(output))
     results = summarise_scores(pooled)

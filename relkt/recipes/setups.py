@@ -29,7 +29,7 @@ class Setup:
     folds: int = 0  # crossval: article folds
     more_students: tuple[str, ...] = ()  # further students of the same teacher
     grow_students: tuple[str, ...] = ()  # pipeline: students trained on to 4 epochs in a copy
-    interpolate: bool = False  # pipeline: also score each student mixed with its teacher (relkt.interpolate)
+    interpolate: bool = False  # pipeline: also score each student mixed with its teacher (relkt interpolate)
     expected: str = ""  # pipeline: ranges the scores are checked against (trainers/check_expected.py)
     script: str = ""  # script: the recipe that runs it
     # crossval: one student per group of languages from each fold's teacher, each language scored by its group's

@@ -1,4 +1,4 @@
-"""The coverage report's Markdown (relkt.coverage): retrieval, language bias, embedding views, significance and a
+"""The coverage report's Markdown (relkt coverage): retrieval, language bias, embedding views, significance and a
 new language's row and column, with the figures of relkt.reports.plots."""
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
@@ -50,20 +51,30 @@ class StudentTrainer(Stage):
 
     config_class, name = StudentConfig, "student"
 
-    def __init__(self, config: StudentConfig, terms: Sequence[LossTerm] = TERMS):
-        """`terms`: the stage-2 loss-term table (relkt.losses.loss_terms); `distill.objective` says which train."""
+    def __init__(
+        self,
+        config: StudentConfig,
+        terms: Sequence[LossTerm] = TERMS,
+        inputs: StudentInputs | None = None,
+        teacher: Any = None,
+        evaluators: Sequence[Any] = (),
+    ):
+        """`terms`: the stage-2 loss-term table (relkt.losses.loss_terms); `distill.objective` says which train.
+        Given, `inputs` (`StudentInputs.for_config(config)`: what the student trains on), `teacher` (a built,
+        frozen encoder standing for `teacher.spec`) and `evaluators` (more dev evaluators, relkt.metrics.evaluator's
+        protocol, beside the config's) are used in place of what the config would build."""
         self.config = c = config
         self.loss = self._loss(terms)  # before any data loads: an unknown term or a missing weight fails at once
         out = Path(c.output_dir)
         out.mkdir(parents=True, exist_ok=True)
         self.strategy, self.chief = start_run(c)
         rows = c.student.language_rows
-        self.inputs = inputs = StudentInputs.build(
+        self.inputs = inputs = inputs or StudentInputs.build(
             c.data, c.distill.document, out, c.seed, rows.langs, rows.replay_pairs_per_lang
         )
         self.langs, self.language_texts, self.examples = inputs.langs, inputs.language_texts, inputs.examples
         self.corpus_dev = inputs.corpus_dev
-        self.teacher = build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)
+        self.teacher = teacher or build_encoder(c.teacher.spec, trainable=False, **c.teacher.options)
         self.teacher_digest = weights_digest(self.teacher)
         with self.strategy.scope():  # the student, its optimizer and metrics live under the strategy
             self.student = self._student()
@@ -83,7 +94,7 @@ class StudentTrainer(Stage):
             self.optimizer,
             self.chief,
             {"stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec},
-            more_evaluators=corpus_metric,
+            more_evaluators=corpus_metric + list(evaluators),
             compare_with_start=True,
         )
         counts = {lang: self.examples.lang.count(lang) for lang in sorted(set(self.examples.lang))}

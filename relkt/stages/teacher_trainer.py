@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from relkt.config import TeacherConfig
+from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.selection import measured_split, more_qa_sources, pool_langs, teacher_pool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
@@ -34,15 +37,24 @@ class TeacherTrainer(Stage):
 
     config_class, name = TeacherConfig, "teacher"
 
-    def __init__(self, config: TeacherConfig):
+    def __init__(
+        self,
+        config: TeacherConfig,
+        pool: LareqaPool | None = None,
+        encoder: Any = None,
+        evaluators: Sequence[Any] = (),
+    ):
+        """Given, `pool` (the training pool, `teacher_pool(config.data, config.seed)`), `encoder` (a built, trainable
+        encoder standing for `encoder.spec`, made under the run's strategy) and `evaluators` (more dev evaluators
+        beside the config's) are used in place of what the config would build."""
         self.config = c = config
         self.strategy, self.chief = start_run(c)
-        self.pool = teacher_pool(c.data, c.seed)
+        self.pool = pool if pool is not None else teacher_pool(c.data, c.seed)
         self.triplets = TripletNegatives(
             self.pool, self.pool.candidate_texts(c.data.with_context), c.triplet, c.mining, c.seed
         )
         with self.strategy.scope():  # model, optimizer and metrics live under the strategy
-            self.encoder = build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
+            self.encoder = encoder or build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
             self.model = TripletModel(self.encoder)
             self.model.compile(
                 optimizer=SparseAdam(c.schedule.learning_rate, c.schedule.sparse_rows),
@@ -50,7 +62,12 @@ class TeacherTrainer(Stage):
             )
         self.optimizer = self.model.optimizer  # a LossScaleOptimizer under float16
         self.harness = stage_harness(
-            c, self.encoder, self.optimizer, self.chief, {"stage": "teacher", "base_encoder": c.encoder.spec}
+            c,
+            self.encoder,
+            self.optimizer,
+            self.chief,
+            {"stage": "teacher", "base_encoder": c.encoder.spec},
+            more_evaluators=list(evaluators),
         )
         self.harness.extra_arrays = self.triplets.arrays
         log.info(

@@ -8,7 +8,7 @@ import os
 import keras
 import tensorflow as tf
 
-from relkt import named
+from relkt.names import named
 
 POLICIES = {"none": "float32", "bfloat16": "mixed_bfloat16", "float16": "mixed_float16"}
 

@@ -15,13 +15,13 @@ from typing import Any
 import keras
 import yaml
 
-from relkt import ALL
 from relkt.config import save_config, to_dict
 from relkt.config.config_io import upgraded
 from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.errors import ConfigError, WriteError
 from relkt.io import atomic_write_json, os_reason, write_errors
+from relkt.names import ALL
 from relkt.training.run_lock import RunLock
 
 # A moved run folder still resumes; `verbose` changes no result.
@@ -228,9 +228,10 @@ def unshare_in_place_files(out: Path) -> None:
             os.replace(private, path)
 
 
-def run_trainer(trainer_cls, config) -> dict:
+def run_trainer(trainer_cls, config, **given) -> dict:
     """Lock the run folder (one writer; what an interrupted run left is cleaned up), check and write its config,
-    log into it, run `trainer_cls(config)`; the precision policy is reset after."""
+    log into it, run `trainer_cls(config, **given)` (`given`: what the caller built already, handed to the stage);
+    the precision policy is reset after."""
 
     writer = writes_run_folder(config)
     if writer:
@@ -242,7 +243,7 @@ def run_trainer(trainer_cls, config) -> dict:
         out = prepare_output_dir(config, write=writer)
         handler = log_to_file(out) if writer else None  # the other workers log to their own stderr
         try:
-            trainer = trainer_cls(config)
+            trainer = trainer_cls(config, **given)
             if lock is not None:
                 check_fingerprints(out, {**data_fingerprints(config), **trainer.fingerprints()})
             return trainer.run()

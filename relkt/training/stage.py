@@ -36,9 +36,10 @@ class Stage:
     name: str
 
     @classmethod
-    def train(cls, config) -> dict[str, Any]:
-        """Train with `config` (a `config_class`); returns the run summary."""
-        return run_trainer(cls, config)
+    def train(cls, config, **given) -> dict[str, Any]:
+        """Train with `config` (a `config_class`); returns the run summary. `given`: parts built already (the
+        stage's constructor names them: data, encoders, evaluators), used in place of what the config would build."""
+        return run_trainer(cls, config, **given)
 
 
 def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
@@ -86,7 +87,7 @@ def stage_harness(
 def dev_evaluators(config: Any, encoder) -> list[Evaluator]:
     """The dev metrics the config asks for, as a list of evaluators: LAReQA and XX->EN over the run's dev split
     (`lareqa/...`, `xx_en/...`, `bitext/...`), and with `eval.xx_en_units` the dev questions ranking every English
-    unit of the data set, read whole (`reading_whole` on `encoder`) as relkt.evaluate reads them."""
+    unit of the data set, read whole (`reading_whole` on `encoder`) as relkt evaluate reads them."""
     pool = dev_pool(config)
     evaluators: list[Evaluator] = [
         LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)

@@ -31,7 +31,7 @@ def test_docs_config_md_is_current():
 
 
 def test_trainer_help_lists_the_config_keys(capsys):
-    from relkt import train_student
+    from relkt.cli import train_student
 
     with pytest.raises(SystemExit):
         train_student.main(["--help"])

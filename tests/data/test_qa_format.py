@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from relkt import train_teacher
+from relkt.cli import train_teacher
 from relkt.data.qa_format import QA_FORMATS, QaFormat, format_names, register_qa_format
 from relkt.data.qa_source import QaSource
 from relkt.data.records import Candidate, LanguageData, Question

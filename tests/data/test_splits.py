@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from relkt import evaluate
+from relkt.cli import evaluate
 from relkt.config import PoolSection
 from relkt.data import LareqaPool, QaSource, split_overlap, unit_split
 from relkt.data.english_answer_units import EnglishAnswerUnits, english_units

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from relkt import train_teacher
+from relkt.cli import train_teacher
 from relkt.encoders import ENCODER_KINDS, EncoderKind, build_encoder, register_encoder_kind
 from relkt.encoders.encoder_kind import spec_usages
 from relkt.encoders.ngram_encoder import NgramEncoder

@@ -92,7 +92,7 @@ def student_config(tmp_path, data_dir, teacher, **changes):
 
 def finished_student(tmp_path, data_dir, **changes):
     """A tiny student run trained to its end on an ngram teacher exported to tmp_path/teacher: (config, teacher)."""
-    from relkt import train_student
+    from relkt.cli import train_student
     from relkt.encoders.export import export_encoder
     from relkt.encoders.ngram_encoder import NgramEncoder
 

@@ -12,7 +12,7 @@ import tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 
-from relkt import train_student, train_teacher  # noqa: E402
+from relkt.cli import train_student, train_teacher  # noqa: E402
 
 args = sys.argv[1:]
 for stage, config in zip(args[::2], args[1::2]):

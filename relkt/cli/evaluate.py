@@ -1,7 +1,9 @@
 """Score an encoder on the LAReQA pool (XQuAD-R) and the CL-ReLKT XX->EN protocol.
 
-    python -m relkt.evaluate --encoder minilm --data-dir ../shared/data/xquad-r --split all \
-        --output results.json
+    relkt evaluate --encoder minilm --data-dir ../shared/data/xquad-r --split all --output results.json
+    python -m relkt.cli.evaluate ...    (the same)
+
+The flags become `relkt.api.score`'s arguments; the table is printed, the results written where --output says.
 """
 
 from __future__ import annotations
@@ -10,14 +12,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli import add_pool_arguments, pool_settings, run_cli, xx_en_units
-from relkt.cli_types import positive_int, writable_file
+from relkt.cli.common import run_cli
+from relkt.cli.pool_flags import add_pool_arguments, pool_fields
+from relkt.cli.types import positive_int, writable_file, xx_en_units
 from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS
+from relkt.jobs.pool import pool_settings
+from relkt.jobs.requests import PoolRequest
+from relkt.jobs.scoring import best_export, per_question_path, score, write_evaluation
 from relkt.reports.tables import evaluation_table
-from relkt.scoring import best_export, per_question_path, score, write_evaluation
-
-__all__ = ["best_export", "main", "per_question_path", "score"]  # the library half lives in relkt.scoring
 
 SPECS = (
     "ngram | minilm | bert:PATH | muse (offline mUSE-small v3) | muse:EXPORT_DIR | hub:HANDLE_OR_DIR"
@@ -26,7 +29,7 @@ SPECS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m relkt.evaluate", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="relkt evaluate", description=__doc__.split("\n")[0])
     p.add_argument(
         "--encoder",
         default=None,
@@ -41,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--xx-en-unit",
         type=xx_en_units,
-        default=UNITS,
+        default=list(UNITS),
         metavar="UNIT[,UNIT...]",
         help="CL-ReLKT's XX->EN protocol at these English answer units, each scored against every English unit "
         "of the whole data set (all articles, whichever split is scored): article (the paper's document), "
@@ -94,15 +97,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args) -> int:
-    """The flags as `relkt.scoring.score`'s arguments: the pool settings (flags, else the --config run's), the
+    """The flags as `relkt.jobs.scoring.score`'s arguments: the pool settings (flags, else the --config run's), the
     encoder (else the run's best export); the table printed, the results written where --output says."""
-    settings = pool_settings(args)  # read once: flags, else the --config run's, else the defaults
-    langs = [x.strip() for x in args.langs.split(",") if x.strip()] if args.langs else None
+    settings = pool_settings(PoolRequest(**pool_fields(args)))  # flags, else the --config run's, else the defaults
     result = score(
         args.encoder or best_export(args.config),
         settings,
         split=args.split,
-        langs=langs,
+        langs=args.langs,
         xx_en_units=args.xx_en_unit,
         max_length=args.max_length,
         corpus_dir=args.corpus_dir,

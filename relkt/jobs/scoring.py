@@ -1,17 +1,15 @@
-"""Score an encoder from Python: LAReQA over a split's pool, CL-ReLKT's XX->EN protocol at its answer units, and
-translation retrieval on held-out pairs, as one `Evaluation` (what `python -m relkt.evaluate` prints and writes).
+"""Score an encoder: LAReQA over a split's pool, CL-ReLKT's XX->EN protocol at its answer units, and translation
+retrieval on held-out pairs, as one `Evaluation` (what `relkt evaluate` prints and writes).
 
-    from relkt import score
+    from relkt import api
     from relkt.config import PoolSection
-from relkt.config.config_io import read_config_file
 
-    result = score("muse", PoolSection(data_dir="../shared/data/xquad-r"), split="test")
+    result = api.score("muse", PoolSection(data_dir="../shared/data/xquad-r"), split="test")
     result.metric("xx_en_article/el/P@1"), result.results["lareqa"]["mAP"]
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections.abc import Sequence
@@ -40,7 +38,7 @@ CORPUS_DEV_PAIRS = 500  # the held-out pairs a language (StudentDataSection.corp
 
 @dataclass
 class Evaluation:
-    """What scoring one encoder on one split gives: `results` in relkt.evaluate's JSON layout (LAReQA per language,
+    """What scoring one encoder on one split gives: `results` in relkt evaluate's JSON layout (LAReQA per language,
     `xx_en`, `xx_en_UNIT`, `bitext`, `corpus`, `setup`), `per_question` the arrays McNemar and the bootstrap compare
     (qas_id, lang, AP, xx_en_hit1, xx_en_UNIT_hit1 ...), and `output` where both were written, if they were."""
 
@@ -75,12 +73,33 @@ def score(
     progress: bool = True,
     output: str | Path | None = None,
 ) -> Evaluation:
-    """Score `encoder` (a spec such as `muse`, `muse:RUN/best`, `hub:DIR`, or a built encoder) on `split` of the
-    source `data` names (a `PoolSection`: data_dir, split fractions, unit, seed, folds, test source; default: its
-    defaults), `langs` of it (None: all). `xx_en_units`: CL-ReLKT's XX->EN at these English units (every unit of the
-    source; `scored_*`: the scored questions' own). `max_length`: tokens a text for a spec built here (default: whole
-    texts for a kind that reads them whole, e.g. muse). `corpus_dir`: also translation retrieval on each language's
-    held-out pairs there. `output`: write the results JSON and its `.per_question.npz` beside it, both or neither."""
+    """Score an encoder on one split of a QA source: LAReQA's pool and CL-ReLKT's XX->EN protocol.
+
+    Args:
+        encoder: a spec (`muse`, `muse:RUN/best`, `hub:DIR`, ...) or a built encoder.
+        data: the source and its split (`PoolSection`: data_dir, format, split fractions, unit, seed, folds, test
+            source); default: `PoolSection()`'s defaults.
+        split: `train`, `dev`, `test` or `all`.
+        langs: the languages scored (None: every one the source has).
+        xx_en_units: CL-ReLKT's XX->EN at these English units (every unit of the source; `scored_*`: the scored
+            questions' own documents); () for none.
+        max_length: tokens a text, for a spec built here (default: whole texts for a kind that reads them whole,
+            e.g. muse).
+        corpus_dir: also translation retrieval on each language's held-out pairs there.
+        corpus_dev_pairs: pairs a language held out there, as a student holds them out.
+        batch_size: texts per encoding batch.
+        progress: progress bars while encoding.
+        output: write the results JSON here and its `.per_question.npz` beside it, both or neither.
+
+    Returns:
+        An `Evaluation`: `results` (relkt evaluate's JSON layout), `per_question` (each question's scores, for
+        significance tests), `metric(key)` for one flat metric.
+
+    Example:
+        >>> from relkt.config import PoolSection
+        >>> result = score("ngram", PoolSection(data_dir="tiny-xquad-r"), split="all")  # doctest: +SKIP
+        >>> result.metric("lareqa/mAP")  # doctest: +SKIP
+    """
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.encoder_kind import kind_of  # deferred: loads the kinds, TensorFlow with them
 
@@ -140,18 +159,6 @@ def score(
     if output is not None:
         result.output = write_evaluation(result, output)
     return result
-
-
-def run_pool(config: str | Path) -> PoolSection:
-    """The pool settings of a run folder's config.yaml (data source, split, unit, folds, candidate text): what
-    scoring the run on its own split needs; a ConfigError naming the file when it has no `data` section."""
-    data = read_config_file(config).get("data")
-    if not isinstance(data, dict):
-        raise ConfigError(f"{config}: no `data` section; pass a run folder's config.yaml")
-    names = {f.name for f in dataclasses.fields(PoolSection)}
-    pool = PoolSection(**{k: v for k, v in data.items() if k in names})
-    pool.validate()
-    return pool
 
 
 def _kinds():

@@ -1,4 +1,4 @@
-"""argparse types the CLIs share: a bad value is one usage line naming the flag, before any work starts."""
+"""argparse types the command lines share: a bad value is one usage line naming the flag, before any work starts."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import argparse
 import os
 import tempfile
 from pathlib import Path
+
+from relkt.data.english_answer_units import UNITS
+from relkt.errors import ConfigError
 
 
 def positive_int(text: str) -> int:
@@ -18,12 +21,18 @@ def positive_int(text: str) -> int:
     return value
 
 
-def language_list(text: str) -> str:
-    """Comma-separated language codes naming at least one: leaving the flag out means every language, and an empty
-    value is refused rather than read as that."""
-    if not [x for x in text.split(",") if x.strip()]:
+def language_list(text: str) -> list[str]:
+    """Comma-separated language codes naming at least one, as a list: leaving the flag out means every language, and
+    an empty value is refused rather than read as that."""
+    codes = comma_list(text)
+    if not codes:
         raise argparse.ArgumentTypeError(f"names no language ({text!r}); leave the flag out for every language")
-    return text
+    return codes
+
+
+def comma_list(text: str) -> list[str]:
+    """`a, b,,c` -> ["a", "b", "c"] (an empty value is an empty list)."""
+    return [x.strip() for x in text.split(",") if x.strip()]
 
 
 def split_fractions(text: str) -> tuple[float, float, float]:
@@ -52,3 +61,27 @@ def writable_file(text: str) -> str:
     if Path(text).is_dir():
         raise argparse.ArgumentTypeError(f"cannot write {text}: it is a folder")
     return text
+
+
+def xx_en_units(text: str) -> list[str]:
+    """The `--xx-en-unit` type: `article,paragraph` -> ["article", "paragraph"]; `none` -> []."""
+    names = tuple(x.strip() for x in text.split(",") if x.strip())
+    if names == ("none",):
+        return []
+    bad = [x for x in names if x not in UNITS]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"expected units among {', '.join(UNITS)} (or none), got {text!r}")
+    return list(dict.fromkeys(names))
+
+
+def named_specs(items: list[str]) -> dict[str, str]:
+    """`--encoder NAME=SPEC` arguments of the report CLIs as {name: spec}; names unique, order kept."""
+    specs: dict[str, str] = {}
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise ConfigError(f"--encoder {item!r}: expected NAME=SPEC, e.g. student=hub:runs/s/best")
+        if name in specs:
+            raise ConfigError(f"--encoder: the name {name!r} is used twice")
+        specs[name] = spec
+    return specs

@@ -1,62 +1,47 @@
-"""Teach an encoder new languages from parallel text, and show what changed, in one command.
+"""Teach an encoder new languages from parallel text, and show what changed, in one call.
 
-    python -m relkt.teach --langs bn,te,ta,am,km,he,fi,sw --controls ja,fr,ar,ru --pairs-dir ../shared/data/parallel \
-        --questions-dir ../shared/data/xor-questions --qa-dir ../shared/data/squad-train \
-        --test-dir ../shared/data/xquad-r --output runs/teach
+    from relkt import api
+    from relkt.jobs.requests import TeachRequest
+
+    result = api.teach(TeachRequest(langs=["bn", "te"], controls=["ja", "fr"], pairs_dir="../shared/data/parallel",
+                                    questions_dir="../shared/data/xor-questions", output="runs/teach"))
+    result.report, result.summary["coverage"]["figures"]
 
 Coverage before (the base, zero-shot), the recommended student (relkt/recipes/teach_student.yaml, one file, with what
-the flags name set over it, then `--set`), coverage after, and forgetting: the controls (languages the base reads,
-trained beside as replay, the rows they read kept out of the taught set), the watched languages (`--watch`: scored,
+the request names set over it, then `set`), coverage after, and forgetting: the controls (languages the base reads,
+trained beside as replay, the rows they read kept out of the taught set), the watched languages (`watch`: scored,
 never trained) and the QA test source whole. One report, OUTPUT/report.md, with its figure
-(OUTPUT/coverage/coverage.png) and OUTPUT/teach.json. Every input is read and checked before anything trains;
-rerunning the same command resumes the student and redoes the report.
+(OUTPUT/coverage/coverage.png) and OUTPUT/teach.json. Every input is read once and checked before anything trains;
+the student and the report are handed what was read. Rerunning resumes the student and redoes the report.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import logging
 import re
-import shlex
-import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from relkt import api
-from relkt.cli import check_formats, run_cli
-from relkt.cli_types import positive_int
-from relkt.config import StudentConfig, config_yaml
+from relkt.config import StudentConfig
 from relkt.config.config_io import as_overrides, run_config
-from relkt.coverage import run as coverage_run
-from relkt.data.parallel_corpus import pair_languages, read_pairs
+from relkt.data.parallel_corpus import PairFiles, pair_languages
+from relkt.data.student_inputs import StudentInputs
 from relkt.errors import ConfigError, DataError
 from relkt.io import atomic_files, json_text
-from relkt.pair_coverage import read_items
-from relkt.requests import CoverageRequest, TeachRequest
+from relkt.jobs.coverage import run as coverage_run
+from relkt.jobs.pair_coverage import PairItems, read_items
+from relkt.jobs.pool import check_formats
+from relkt.jobs.requests import CoverageRequest, TeachRequest
+from relkt.jobs.results import RunResult, TeachResult
 
-RECIPE = Path(__file__).resolve().parent / "recipes" / "teach_student.yaml"
+RECIPE = Path(__file__).resolve().parents[1] / "recipes" / "teach_student.yaml"
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class TeachResult:
-    """Where a teach run wrote its report, and what it found: `report` is OUTPUT/report.md, `summary` teach.json."""
-
-    output: Path
-    summary: dict[str, Any]
-
-    @property
-    def report(self) -> Path:
-        return self.output / "report.md"
-
-
-def codes(text: str) -> list[str]:
-    return [x.strip().lower() for x in text.split(",") if x.strip()]
+def codes(names: list[str]) -> list[str]:
+    return [x.strip().lower() for x in names if x.strip()]
 
 
 def student_config(request: TeachRequest) -> StudentConfig:
@@ -84,21 +69,23 @@ def coverage_request(request: TeachRequest, config: StudentConfig, student_spec:
     student held them out (the same pairs), the test source whole."""
     base = config.student.spec or config.teacher.spec
     return CoverageRequest(
-        encoder=[f"zero-shot={base}"] + ([f"student={student_spec}"] if student_spec else []),
-        langs=",".join(codes(request.langs) + codes(request.controls) + codes(request.watch)),
+        encoders={"zero-shot": base, **({"student": student_spec} if student_spec else {})},
+        langs=codes(request.langs) + codes(request.controls) + codes(request.watch),
         pairs_dir=request.pairs_dir,
         dev_pairs=config.data.corpus_dev_pairs,
-        held_out_sources=",".join(config.data.corpus_held_out_sources),
+        held_out_sources=list(config.data.corpus_held_out_sources),
         questions_dir=request.questions_dir,
         test_dir=request.test_dir,
-        learned=request.langs,
+        learned=codes(request.langs),
         batch_size=request.batch_size,
         output=str(Path(request.output) / "coverage"),
     )
 
 
-def check_inputs(request: TeachRequest, config: StudentConfig) -> None:
-    """Everything the run will read, before anything trains: one error naming the file or flag."""
+def check_inputs(request: TeachRequest, config: StudentConfig, pair_files: PairFiles | None = None) -> PairItems:
+    """Everything the run will read, before anything trains: one error naming the file or field. Returns the
+    report's items; every file is read through `pair_files`, once."""
+    reader = pair_files or PairFiles()
     langs, controls = codes(request.langs), codes(request.controls)
     if not langs:
         raise ConfigError("--langs: name the languages to teach (e.g. --langs bn,te)")
@@ -127,7 +114,7 @@ def check_inputs(request: TeachRequest, config: StudentConfig) -> None:
         )
     dev_pairs, sources = config.data.corpus_dev_pairs, config.data.corpus_held_out_sources
     for lang in langs + controls + watch:
-        train, held = read_pairs(request.pairs_dir, lang, max_bad_share=0.0).split(dev_pairs, sources)
+        train, held = reader.read(request.pairs_dir, lang, max_bad_share=0.0).split(dev_pairs, sources)
         if not len(held):
             raise DataError(
                 f"{Path(request.pairs_dir) / f'{lang}.tsv'}: no held-out document to score (data.corpus_dev_pairs = "
@@ -138,21 +125,24 @@ def check_inputs(request: TeachRequest, config: StudentConfig) -> None:
     if request.questions_dir:
         asked = pair_languages(request.questions_dir)
         for lang in [x for x in langs + controls if x in asked]:
-            pairs = read_pairs(request.questions_dir, lang, max_bad_share=0.0)
+            pairs = reader.read(request.questions_dir, lang, max_bad_share=0.0)
             if pairs.splits is None or not len(pairs.trainable()):
                 raise DataError(
-                    f"{pairs.path}: no `split = train` row: relkt.teach trains on a question file's train rows alone "
+                    f"{pairs.path}: no `split = train` row: relkt teach trains on a question file's train rows alone "
                     "(the others are scored); mark some rows train, or move the file out of --questions-dir"
                 )
-    read_items(coverage_request(request, config))  # every file the report reads, strictly
+    return read_items(coverage_request(request, config), reader)  # every file the report reads, strictly
 
 
 def teach(request: TeachRequest, command: str = "") -> TeachResult:
     """Coverage before, the recommended student, coverage after, one report; `command` is recorded in it."""
+    from relkt.stages.student_trainer import StudentTrainer  # deferred: heavy (TensorFlow), after the checks
+
     t0 = time.monotonic()
     config = student_config(request)
     check_formats(config.data)
-    check_inputs(request, config)
+    pair_files = PairFiles()
+    items = check_inputs(request, config, pair_files)
     rest = config.student.language_rows.rest_lr_multiplier
     if rest and not codes(request.controls):
         log.warning(
@@ -161,12 +151,14 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
             rest,
         )
     out = Path(request.output)
-    student = api.train_student(config)
+    inputs = StudentInputs.for_config(config, pair_files)
+    trained = StudentTrainer.train(config, inputs=inputs)
+    student = RunResult(Path(config.output_dir), trained, config.student.spec or config.teacher.spec)
     t1 = time.monotonic()
     cover = coverage_request(request, config, student.spec)
-    coverage_run(cover)
+    report = coverage_run(cover, items)
     t2 = time.monotonic()
-    coverage = json.loads((Path(cover.output) / "report.json").read_text(encoding="utf-8"))
+    coverage = report.report
     summary = {
         "command": command,
         "langs": codes(request.langs),
@@ -179,11 +171,11 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
         "request": dataclasses.asdict(request),
         "coverage": coverage,
     }
-    md = teach_markdown(summary, (Path(cover.output) / "report.md").read_text(encoding="utf-8"))
+    md = teach_markdown(summary, report.markdown)
     with atomic_files([out / "teach.json", out / "report.md"]) as (js, report_md):
         js.write(json_text(summary).encode("utf-8"))
         report_md.write(md.encode("utf-8"))
-    return TeachResult(out, summary)
+    return TeachResult(out, summary, report)
 
 
 def teach_markdown(summary: dict[str, Any], coverage_md: str) -> str:
@@ -191,7 +183,7 @@ def teach_markdown(summary: dict[str, Any], coverage_md: str) -> str:
     wall = summary["wall_seconds"]
     best, start = summary["student"]["best"] or {}, summary["start"] or {}
     lines = [
-        f"# relkt.teach: {', '.join(summary['langs'])}",
+        f"# relkt teach: {', '.join(summary['langs'])}",
         "",
         *([f"    {summary['command']}", ""] if summary["command"] else []),
         f"Taught: {', '.join(summary['langs'])}; controls (the base reads them; trained beside as replay): "
@@ -209,67 +201,3 @@ def teach_markdown(summary: dict[str, Any], coverage_md: str) -> str:
     ]
     body = re.sub(r"^(#+) ", r"#\1 ", coverage_md, flags=re.M)
     return "\n".join(lines) + "\n" + body.rstrip() + "\n"
-
-
-def build_parser(prog: str = "python -m relkt.teach") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--langs", required=True, help="comma-separated languages to teach, e.g. bn,te")
-    p.add_argument("--pairs-dir", required=True, help="folder of {lang}.tsv pair files (source, en, xx)")
-    p.add_argument("--output", required=True, help="run folder: student/, coverage/, report.md, teach.json")
-    p.add_argument(
-        "--questions-dir",
-        default=None,
-        help="folder of question files (id, split, xx, en): `split = train` rows train, the others are scored "
-        "(default: none)",
-    )
-    p.add_argument(
-        "--controls",
-        default="",
-        help="comma-separated languages the base reads, trained beside as replay (their teacher targets hold the "
-        "network, which the recipe trains gently) and scored: forgetting (default: none)",
-    )
-    p.add_argument(
-        "--watch",
-        default="",
-        help="comma-separated languages the base reads, scored before and after but never trained on: forgetting "
-        "where the student does not replay them (default: none)",
-    )
-    p.add_argument(
-        "--qa-dir",
-        default=None,
-        help="English QA source whose documents the d and dq terms read, e.g. ../shared/data/squad-train "
-        "(default: data.data_dir's default, $RELKT_DATA_DIR)",
-    )
-    p.add_argument("--test-dir", default=None, help="a QA test source scored whole before and after (default: none)")
-    p.add_argument("--teacher", default=None, help="the base encoder spec (default: the recipe's, muse)")
-    p.add_argument("--config", default=None, help=f"the recipe (default: {RECIPE.name} in relkt/recipes)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a recipe key (repeat)")
-    p.add_argument("--smoke", action="store_true", help="shrink the run for a quick check (default: off)")
-    p.add_argument("--batch-size", type=positive_int, default=128, help="encoding batch of the report (default: 128)")
-    p.add_argument(
-        "--print-config", action="store_true", help="print the student's resolved config and exit (default: off)"
-    )
-    return p
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = vars(build_parser().parse_args(argv))
-    show = args.pop("print_config")
-    request = TeachRequest(**args)
-    command = "python -m relkt.teach " + shlex.join(sys.argv[1:] if argv is None else list(argv))
-
-    def body() -> int:
-        if show:
-            print(config_yaml(student_config(request)), end="")
-            return 0
-        result = teach(request, command)
-        print(f"wrote {result.report} and {result.output / 'teach.json'}")
-        return 0
-
-    return run_cli(body, interrupted="interrupted; rerun the same command to resume the student")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

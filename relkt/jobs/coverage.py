@@ -1,31 +1,29 @@
-"""Does an encoder serve language X? The one coverage command: languages from pair files, and LAReQA's language bias.
+"""Does an encoder serve language X? The coverage job: languages from pair files, and LAReQA's language bias.
+
+    from relkt import api
+    from relkt.jobs.requests import CoverageRequest
+from relkt.jobs.results import CoverageResult
 
     # languages from pair files: tokenizer, held-out pairs and questions both ways, a test source whole
-    python -m relkt.coverage --encoder zero-shot=muse --encoder student=muse:runs/new_languages/student/best \
-        --langs bn,te,fi,ja --pairs-dir ../shared/data/parallel --questions-dir ../shared/data/xor-questions \
-        --test-dir ../shared/data/xquad-r --learned bn,te,fi,ja --output reports/new_languages
-    # LAReQA's language-bias analyses on a QA pool (the default without --pairs-dir; --bias adds them to the above)
-    python -m relkt.coverage --encoder zero-shot=minilm --encoder student=hub:runs/x/student/best \
-        --split test --new-lang th --output reports/x
+    api.coverage(CoverageRequest(encoders={"zero-shot": "muse", "student": "muse:runs/s/best"}, langs=["bn", "fi"],
+                                 pairs_dir="../shared/data/parallel", output="reports/new_languages"))
+    # LAReQA's language-bias analyses on a QA pool (the default without pairs_dir; bias=True adds them to the above)
+    api.coverage(CoverageRequest(encoders={"zero-shot": "minilm"}, split="test", new_lang="th", output="reports/x"))
 
-With `--pairs-dir`, per language and encoder (relkt.pair_coverage): how the tokenizer reads it, translation
-retrieval on the held-out pairs both ways, XOR-TyDi-style question retrieval (`--questions-dir`, the rows not marked
-`train`), and with `--test-dir` the test source whole; each encoder's difference from the first with McNemar's p.
-Without it, or with `--bias`: LAReQA's analyses on the pool (limit/remove one target, monolingual pool, top-k
+With `pairs_dir`, per language and encoder (relkt.jobs.pair_coverage): how the tokenizer reads it, translation
+retrieval on the held-out pairs both ways, XOR-TyDi-style question retrieval (`questions_dir`, the rows not marked
+`train`), and with `test_dir` the test source whole; each encoder's difference from the first with McNemar's p.
+Without it, or with `bias`: LAReQA's analyses on the pool (limit/remove one target, monolingual pool, top-k
 languages, PCA, language-ID probe, each encoder's tokenizer on the pool's questions), with paired bootstrap and
 McNemar between encoders. Writes one OUTPUT/report.md and OUTPUT/report.json (the bias analyses under `bias` when
-both ran), with figures beside them.
+both ran), with figures beside them, and returns them as a `CoverageResult`.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import logging
 import re
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -40,73 +38,19 @@ from relkt.analysis import (
     remove_one_target,
     top_k_language_distribution,
 )
-from relkt.audit import TEXTS, audit_pool
-from relkt.cli import add_pool_arguments, load_pool, named_specs, run_cli
-from relkt.cli_types import positive_int
 from relkt.errors import ConfigError
-from relkt.io import atomic_files, atomic_write_json, atomic_write_text, json_text
+from relkt.io import atomic_files, json_text
+from relkt.jobs.audit import audit_pool, encoder_specs
+from relkt.jobs.pair_coverage import PairItems, run_languages
+from relkt.jobs.pool import load_pool
+from relkt.jobs.requests import CoverageRequest
+from relkt.jobs.results import CoverageResult
 from relkt.metrics import LareqaEvaluator
 from relkt.metrics.evaluator import EncodingCache
-from relkt.pair_coverage import add_language_arguments, run_languages
 from relkt.reports import plots
 from relkt.reports.coverage_report import bias_markdown, new_language_markdown, significance_markdown
-from relkt.requests import CoverageRequest
 
 log = logging.getLogger("relkt.coverage")
-
-
-def build_parser(prog: str = "python -m relkt.coverage") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument(
-        "--encoder",
-        action="append",
-        required=True,
-        metavar="NAME=SPEC",
-        help="an encoder to report on (repeat; the first is the baseline), e.g. teacher=hub:runs/t/best",
-    )
-    add_pool_arguments(p)
-    add_language_arguments(p)
-    p.add_argument(
-        "--tokenizers-only",
-        action="store_true",
-        help="each encoder's tokenizer on the pool's --texts alone, nothing encoded (relkt.audit's table; "
-        "default: off)",
-    )
-    p.add_argument("--texts", default="questions", choices=TEXTS, help="with --tokenizers-only (default: questions)")
-    p.add_argument(
-        "--bias",
-        action="store_true",
-        help="with --pairs-dir, also LAReQA's language-bias analyses on the QA pool (without --pairs-dir they run "
-        "anyway; default: off)",
-    )
-    p.add_argument(
-        "--new-lang",
-        default=None,
-        help="a language to report coverage for: its row and column, forgetting "
-        "elsewhere, its tokenizer (default: none)",
-    )
-    p.add_argument("--pca-langs", default="en,de", help="two languages for the PCA view (default: en,de)")
-    p.add_argument(
-        "--top-k", type=positive_int, default=100, help="depth of the top-k language distribution (default: 100)"
-    )
-    p.add_argument(
-        "--bootstrap",
-        type=positive_int,
-        default=1000,
-        help="bootstrap resamples for the mAP confidence intervals (default: 1000)",
-    )
-    p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
-    p.add_argument(
-        "--seed", type=int, default=0, help="seed of the bootstrap, probe and remove-one-target draws (default: 0)"
-    )
-    p.add_argument("--output", default="reports/coverage", help="report folder (default: reports/coverage)")
-    return p
-
-
-def parse_args(argv: Sequence[str] | None = None):
-    return build_parser().parse_args(argv)
 
 
 def analyse(name: str, encoder, pool, evaluator, args, out: Path) -> dict:
@@ -120,7 +64,7 @@ def analyse(name: str, encoder, pool, evaluator, args, out: Path) -> dict:
     c = cached.encode(pool.candidate_texts(evaluator.with_context), batch_size=evaluator.batch_size)
     langs, heat = limit_to_one_target(q, c, pool)
     _, dist = top_k_language_distribution(q, c, pool, k=args.top_k)
-    pca_langs = [x for x in args.pca_langs.split(",") if x in langs][:2]
+    pca_langs = [x for x in args.pca_langs if x in langs][:2]
     r = {
         "results": results,
         "per_question": {
@@ -176,56 +120,48 @@ def significance(a: dict, b: dict, pool, n_boot: int, seed: int) -> dict:
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: run(CoverageRequest(**vars(parse_args(argv)))))
-
-
-def run(args: CoverageRequest) -> int:
-    """Languages from pair files (`--pairs-dir`), the bias analyses (without it, or with `--bias`), or both as one
+def run(args: CoverageRequest, items: PairItems | None = None) -> CoverageResult:
+    """Languages from pair files (`pairs_dir`), the bias analyses (without it, or with `bias`), or both as one
     report: the languages' report.md with the bias sections after it, their figures in OUTPUT/bias/. With
-    `--tokenizers-only`, the tokenizer audit of the pool alone."""
+    `tokenizers_only`, the tokenizer audit of the pool alone. `items`: the pair files already read
+    (`relkt.jobs.pair_coverage.read_items`), so a caller that checked them hands them on instead of a second read."""
     if args.tokenizers_only:
         table, report = audit_pool(args)
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
-        title = f"# Tokenizer coverage: {args.split} split, {args.texts}\n\n"
-        with atomic_files([out / "report.json", out / "report.md"]) as (js, md):
+        md = f"# Tokenizer coverage: {args.split} split, {args.texts}\n\n```\n{table}\n```\n"
+        with atomic_files([out / "report.json", out / "report.md"]) as (js, md_file):
             js.write(json_text(report).encode("utf-8"))
-            md.write(f"{title}```\n{table}\n```\n".encode())
-        print(table)
-        print(f"wrote {out / 'report.md'} and {out / 'report.json'}")
-        return 0
+            md_file.write(md.encode())
+        return CoverageResult(out, report, md, table)
     if not args.pairs_dir:
         return run_bias(args, Path(args.output))
     if not args.langs:
-        raise ConfigError("--pairs-dir: name the languages to report on with --langs (e.g. --langs bn,fi)")
+        raise ConfigError("CoverageRequest.langs: name the languages to report on with pairs_dir (e.g. bn, fi)")
+    languages = run_languages(args, items)
     if not args.bias:
-        return run_languages(args)
-    run_languages(args)
+        return languages
     out = Path(args.output)
-    run_bias(dataclasses.replace(args, langs=None), out / "bias")  # --langs: the pair files' languages
-    md = (out / "bias" / "report.md").read_text(encoding="utf-8")
-    md = re.sub(r"\]\(\./([^)]+\.png)\)", r"](./bias/\1)", md)  # its figures, seen from OUTPUT
+    bias = run_bias(dataclasses.replace(args, langs=None), out / "bias")  # langs: the pair files' languages
+    md = re.sub(r"\]\(\./([^)]+\.png)\)", r"](./bias/\1)", bias.markdown)  # its figures, seen from OUTPUT
     md = re.sub(r"^(#+) ", r"#\1 ", md, flags=re.M)  # its sections under one heading
-    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    report["bias"] = json.loads((out / "bias" / "report.json").read_text(encoding="utf-8"))
+    report = {**languages.report, "bias": bias.report}
+    markdown = f"{languages.markdown.rstrip()}\n\n## Language bias on the QA pool\n\n{md}"
     with atomic_files([out / "report.json", out / "report.md"]) as (js, report_md):
         js.write(json_text(report).encode("utf-8"))
-        body = (out / "report.md").read_text(encoding="utf-8")
-        report_md.write(f"{body.rstrip()}\n\n## Language bias on the QA pool\n\n{md}".encode())
-    print(f"wrote {out / 'report.md'} and {out / 'report.json'} (languages, and the bias analyses: {out / 'bias'})")
-    return 0
+        report_md.write(markdown.encode())
+    return CoverageResult(out, report, markdown)
 
 
-def run_bias(args: CoverageRequest, out: Path) -> int:
+def run_bias(args: CoverageRequest, out: Path) -> CoverageResult:
     """LAReQA's language-bias analyses of every encoder on the pool, written to `out`."""
-    specs = named_specs(args.encoder)  # a bad --encoder fails before TensorFlow loads
+    specs = encoder_specs(args)  # a bad encoder fails before TensorFlow loads
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow); --help answers without it
 
     out.mkdir(parents=True, exist_ok=True)
     pool = load_pool(args)
     if args.new_lang and args.new_lang not in pool.langs:
-        raise ConfigError(f"--new-lang {args.new_lang!r} is not in the pool; valid: {', '.join(pool.langs)}")
+        raise ConfigError(f"new_lang {args.new_lang!r} is not in the pool; valid: {', '.join(pool.langs)}")
     evaluator = LareqaEvaluator(pool, batch_size=args.batch_size)
     reports = {}
     for name, spec in specs.items():
@@ -239,19 +175,17 @@ def run_bias(args: CoverageRequest, out: Path) -> int:
     md += "\n" + significance_markdown(sig)
     if args.new_lang:
         md += "\n" + new_language_markdown(args.new_lang, reports)
-    atomic_write_text(out / "report.md", md + "\n")
-    atomic_write_json(
-        out / "report.json",
-        _jsonable(
-            {
-                "setup": dataclasses.asdict(args),
-                "encoders": {n: {k: v for k, v in r.items() if k != "per_question"} for n, r in reports.items()},
-                "significance": sig,
-            }
-        ),
+    report = _jsonable(
+        {
+            "setup": dataclasses.asdict(args),
+            "encoders": {n: {k: v for k, v in r.items() if k != "per_question"} for n, r in reports.items()},
+            "significance": sig,
+        }
     )
-    print(f"wrote {out / 'report.md'}, {out / 'report.json'} and {len(list(out.glob('*.png')))} figures")
-    return 0
+    with atomic_files([out / "report.json", out / "report.md"]) as (js, md_file):
+        js.write(json_text(report).encode("utf-8"))
+        md_file.write((md + "\n").encode("utf-8"))
+    return CoverageResult(out, report, md + "\n")
 
 
 def _jsonable(x):
@@ -267,6 +201,3 @@ def _jsonable(x):
         return int(x)
     return x
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,17 +1,13 @@
-"""Does an encoder serve language X, and did distillation fix it? The pair-file half of relkt.coverage, the one
-coverage command (`python -m relkt.language_coverage`, its older name, runs it too).
-
-    python -m relkt.coverage --encoder zero-shot=muse --encoder student=muse:runs/new_languages/student/best \
-        --langs bn,te,fi,ja --pairs-dir ../shared/data/parallel --questions-dir ../shared/data/xor-questions \
-        --test-dir ../shared/data/xquad-r --learned bn,te,fi,ja --output reports/new_languages
+"""Does an encoder serve language X, and did distillation fix it? The pair-file half of the coverage job
+(relkt.jobs.coverage; `relkt coverage --pairs-dir ...`).
 
 Per language and encoder: how the tokenizer reads it (unknown pieces, pieces per word, the scripts it cannot read),
-translation retrieval on the held-out pairs (whole sources with `--held-out-sources`, as `data.corpus_held_out_sources`
+translation retrieval on the held-out pairs (whole sources with `held_out_sources`, as `data.corpus_held_out_sources`
 keeps them out of a student's training; else each source's last rows, `data.corpus_dev_pairs` of them, as a student
 holds them out: whole documents but the one cut at each source's edge; never hashed lines; the report says which),
-both directions, and, where `--questions-dir` has the language, XOR-TyDi question retrieval (each question not marked
+both directions, and, where `questions_dir` has the language, XOR-TyDi question retrieval (each question not marked
 `split = train` against the English translations of every such question in the file, and back). With two or more
-encoders, each one's difference from the first with McNemar's p; with `--test-dir`, the XQuAD-R figures of every
+encoders, each one's difference from the first with McNemar's p; with `test_dir`, the test source's figures of every
 language (did the student forget?).
 Writes OUTPUT/report.md, OUTPUT/report.json, OUTPUT/per_item.npz (every item's hit, from which the tables are
 recomputed) and OUTPUT/coverage.png.
@@ -19,28 +15,28 @@ recomputed) and OUTPUT/coverage.png.
 
 from __future__ import annotations
 
-import argparse
+import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from relkt.analysis.significance import mcnemar
-from relkt.cli import named_specs
-from relkt.cli_types import positive_int
-from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.lareqa_pool import LareqaPool
-from relkt.data.parallel_corpus import ParallelCorpus, pair_languages, read_pairs
+from relkt.data.parallel_corpus import PairFiles, ParallelCorpus, pair_languages
 from relkt.data.qa_source import QaSource
 from relkt.errors import ConfigError, DataError
 from relkt.io import atomic_files, json_text
+from relkt.jobs.audit import encoder_specs
+from relkt.jobs.requests import CoverageRequest
+from relkt.jobs.results import CoverageResult
 from relkt.metrics import LareqaEvaluator
 from relkt.metrics.evaluator import EncodingCache, run_evaluators
 from relkt.metrics.pair_retrieval import centered, hub_share, pair_retrieval
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.reports.language_coverage_report import coverage_figure, languages_markdown
-from relkt.requests import CoverageRequest
 
 log = logging.getLogger("relkt.coverage")
 
@@ -48,68 +44,31 @@ TASKS = ("pairs", "questions", "questions_centered")  # held-out parallel text, 
 DIRECTIONS = ("xx>en", "en>xx")
 
 
-def add_language_arguments(p: argparse.ArgumentParser) -> None:
-    """The pair-file flags of relkt.coverage: --pairs-dir, --dev-pairs, --held-out-sources, --questions-dir,
-    --learned (--langs, --test-dir, --batch-size and --output are the command's own)."""
-    p.add_argument(
-        "--pairs-dir",
-        default=None,
-        help="folder of {lang}.tsv pair files (source, en, xx), e.g. ../shared/data/parallel: report on the --langs "
-        "languages from them (default: none)",
-    )
-    p.add_argument(
-        "--dev-pairs",
-        type=positive_int,
-        default=StudentDataSection.corpus_dev_pairs,
-        help="held-out pairs per language: each source's last rows in its share, whole documents, the ones a "
-        "student with this data.corpus_dev_pairs never trained on "
-        f"(default: {StudentDataSection.corpus_dev_pairs})",
-    )
-    p.add_argument(
-        "--held-out-sources",
-        default="",
-        help="comma-separated sources (the `source` column, e.g. tico19) held out whole: every pair of them is scored, "
-        "none of another; what a student with data.corpus_held_out_sources never trained on (default: none: "
-        "--dev-pairs of each file's last rows)",
-    )
-    p.add_argument(
-        "--questions-dir",
-        default=None,
-        help="folder of {lang}.tsv question files with English translations "
-        "(id, split, xx, en), e.g. ../shared/data/xor-questions (default: none)",
-    )
-    p.add_argument(
-        "--center",
-        action="store_true",
-        help="also score the questions with each side less its language's mean embedding over the file's "
-        "`split = train` rows (language-mean removal): whether a student's questions crowd onto a few English hubs "
-        "(the report gives each language's hub share); needs the query's language, so a diagnosis beside the plain "
-        "figures, not a replacement",
-    )
-    p.add_argument(
-        "--learned",
-        default="",
-        help="comma-separated languages the later encoders were taught; the "
-        "--test-dir table marks the others, where a change is forgetting (default: none)",
-    )
+@dataclass
+class PairItems:
+    """Every item the languages' report scores, read strictly once: {task: {lang: pairs}} and the languages."""
+
+    langs: list[str]
+    items: dict[str, dict[str, ParallelCorpus]]
 
 
-def read_items(args: CoverageRequest) -> tuple[list[str], dict[str, dict[str, ParallelCorpus]]]:
+def read_items(args: CoverageRequest, pair_files: PairFiles | None = None) -> PairItems:
     """{task: {lang: pairs}}, every file read strictly (a broken line is an error naming it: a coverage figure must
-    count every item it was given) before any model loads."""
-    langs = [x.strip() for x in args.langs.split(",") if x.strip()]
+    count every item it was given) before any model loads; through `pair_files` when given (files read once)."""
+    reader = pair_files or PairFiles()
+    langs = list(args.langs or [])
     if not langs:
-        raise ConfigError("--langs: name at least one language")
+        raise ConfigError("CoverageRequest.langs: name at least one language")
     have = pair_languages(args.pairs_dir)
     missing = [x for x in langs if x not in have]
     if missing:
         raise DataError(
-            f"--pairs-dir {args.pairs_dir}: no pairs for {', '.join(missing)}; it holds {', '.join(have) or 'none'}"
+            f"pairs_dir {args.pairs_dir}: no pairs for {', '.join(missing)}; it holds {', '.join(have) or 'none'}"
         )
     sources = held_out_sources(args)
     items = {
         "pairs": {
-            lang: read_pairs(args.pairs_dir, lang, max_bad_share=0.0).split(0 if sources else args.dev_pairs, sources)[
+            lang: reader.read(args.pairs_dir, lang, max_bad_share=0.0).split(0 if sources else args.dev_pairs, sources)[
                 1
             ]
             for lang in langs
@@ -119,23 +78,23 @@ def read_items(args: CoverageRequest) -> tuple[list[str], dict[str, dict[str, Pa
         asked = pair_languages(args.questions_dir)
         # The rows not marked `split = train` (all rows of a file without the column): what no student may train on
         items["questions"] = {
-            lang: read_pairs(args.questions_dir, lang, max_bad_share=0.0).held_out() for lang in langs if lang in asked
+            lang: reader.read(args.questions_dir, lang, max_bad_share=0.0).held_out() for lang in langs if lang in asked
         }
         if not items["questions"]:
             raise DataError(
-                f"--questions-dir {args.questions_dir}: no question file for any of {', '.join(langs)} (it "
+                f"questions_dir {args.questions_dir}: no question file for any of {', '.join(langs)} (it "
                 f"holds {', '.join(asked) or 'none'})"
             )
-        if getattr(args, "center", False):
-            items["centers"] = {lang: train_rows(args.questions_dir, lang) for lang in items["questions"]}
-    elif getattr(args, "center", False):
-        raise ConfigError("--center centres question files: give --questions-dir")
-    return langs, items
+        if args.center:
+            items["centers"] = {lang: train_rows(reader, args.questions_dir, lang) for lang in items["questions"]}
+    elif args.center:
+        raise ConfigError("CoverageRequest.center centres question files: give questions_dir")
+    return PairItems(langs, items)
 
 
-def train_rows(folder: str, lang: str) -> ParallelCorpus:
-    """A question file's `split = train` rows, whose mean embeddings centre its scored rows (--center)."""
-    pairs = read_pairs(folder, lang, max_bad_share=0.0)
+def train_rows(reader: PairFiles, folder: str, lang: str) -> ParallelCorpus:
+    """A question file's `split = train` rows, whose mean embeddings centre its scored rows (center)."""
+    pairs = reader.read(folder, lang, max_bad_share=0.0)
     if pairs.splits is None:
         raise DataError(f"{pairs.path}: --center needs a `split` column to take the means from `train` rows")
     train = pairs.trainable()
@@ -145,7 +104,7 @@ def train_rows(folder: str, lang: str) -> ParallelCorpus:
 
 
 def held_out_sources(args: CoverageRequest) -> list[str]:
-    return [x.strip() for x in getattr(args, "held_out_sources", "").split(",") if x.strip()]
+    return list(args.held_out_sources)
 
 
 def held_out_how(args: CoverageRequest) -> str:
@@ -194,7 +153,7 @@ def score_encoder(encoder, quiet, items: dict, batch_size: int) -> tuple[dict, d
 
 def score_test_source(encoder, quiet, test_dir: str, batch_size: int) -> tuple[dict, dict[str, np.ndarray]]:
     """{lang: {"mAP", "article P@1"}} on the whole test source, and per-question article hits (for McNemar); articles
-    are read whole (`reading_whole`), as relkt.evaluate reads them."""
+    are read whole (`reading_whole`), as relkt evaluate reads them."""
     from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator  # deferred: TensorFlow
 
     source = QaSource.open(test_dir)
@@ -233,10 +192,12 @@ def _mcnemar(a: np.ndarray, b: np.ndarray) -> dict:
     return {"p_value": test["p_value"], "only_first": test["only_a"], "only_later": test["only_b"]}
 
 
-def run_languages(args: CoverageRequest) -> int:
-    """The languages' report: every encoder on every --langs language's items, written to --output."""
-    specs = named_specs(args.encoder)
-    langs, items = read_items(args)  # bad input fails before TensorFlow loads
+def run_languages(args: CoverageRequest, read: PairItems | None = None) -> CoverageResult:
+    """The languages' report: every encoder on every language's items (`read`: those items, when the caller read
+    them already), written to `output`."""
+    specs = encoder_specs(args)
+    read = read or read_items(args)  # bad input fails before TensorFlow loads
+    langs, items = read.langs, read.items
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow); --help answers without it
 
     out = Path(args.output)
@@ -261,16 +222,16 @@ def run_languages(args: CoverageRequest) -> int:
             "questions_dir": args.questions_dir,
             "questions_scored": {lang: len(q) for lang, q in items.get("questions", {}).items()},  # not `train` rows
             "test_dir": args.test_dir,
-            "learned": [x for x in args.learned.split(",") if x],
+            "learned": list(args.learned),
         },
         "figures": figures,
         "comparisons": compare(hits, names),
     }
     out.mkdir(parents=True, exist_ok=True)
+    markdown = languages_markdown(report)
     with atomic_files([out / "per_item.npz", out / "report.json", out / "report.md"]) as (npz, js, md):
         np.savez(npz, **{f"{name}|{key}": value for name, by in hits.items() for key, value in by.items()})
         js.write(json_text(report).encode("utf-8"))
-        md.write(languages_markdown(report).encode("utf-8"))
+        md.write(markdown.encode("utf-8"))
     coverage_figure(report, out / "coverage.png")
-    print(f"wrote {out / 'report.md'}, {out / 'report.json'}, {out / 'per_item.npz'} and {out / 'coverage.png'}")
-    return 0
+    return CoverageResult(out, json.loads(json_text(report)), markdown)

@@ -1,6 +1,6 @@
 """How well each encoder's tokenizer reads each language of a split, without encoding anything: the tokenizer
-section of the one coverage command (`python -m relkt.coverage --encoder NAME=SPEC --tokenizers-only`, or `relkt
-coverage ... --tokenizers-only`), whose table and report `audit_pool` makes.
+section of the coverage job (`relkt.api.coverage(CoverageRequest(..., tokenizers_only=True))`; `relkt coverage ...
+--tokenizers-only`), whose table and report `audit_pool` makes.
 
 Per language: the share of WordPiece pieces that are [UNK], the share of texts with at least one [UNK],
 pieces per whitespace word, and the share of texts longer than the encoder's max_length (cut when
@@ -10,19 +10,23 @@ tokenizer (n-gram hashing, mUSE's in-graph sentencepiece) are named and skipped.
 
 from __future__ import annotations
 
-import sys
+import logging
 
-from relkt.cli import load_pool, named_specs
+from relkt.errors import ConfigError
+from relkt.jobs.pool import load_pool
+from relkt.jobs.requests import AuditRequest
 from relkt.reports.tables import audit_table
-from relkt.requests import AuditRequest
+
+log = logging.getLogger(__name__)
 
 TEXTS = ("questions", "candidates", "both")
 
 
 def audit_pool(args: AuditRequest) -> tuple[str, dict]:
-    """(the table, {"split", "texts", "audits": {encoder: {lang: audit} or None}}) of every `--encoder`'s tokenizer
-    on the pool's `--texts`; what `relkt.coverage --tokenizers-only` reports too."""
-    specs, pool = named_specs(args.encoder), load_pool(args)  # bad input fails before TensorFlow loads
+    """(the table, {"split", "texts", "audits": {encoder: {lang: audit} or None}}) of every encoder's tokenizer
+    on the pool's `texts`; what the coverage job's `tokenizers_only` reports too."""
+    specs = encoder_specs(args)
+    pool = load_pool(args)  # bad input fails before TensorFlow loads
     from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: TensorFlow
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
 
@@ -38,7 +42,7 @@ def audit_pool(args: AuditRequest) -> tuple[str, dict]:
         encoder = build_encoder(spec, trainable=False)
         tokenizer = tokenizer_of(encoder)
         if tokenizer is None:
-            print(f"{name} ({spec}): no WordPiece tokenizer to audit; skipped", file=sys.stderr)
+            log.warning("%s (%s): no WordPiece tokenizer to audit; skipped", name, spec)
             audits[name] = None
             continue
         limit = max_length_of(encoder)
@@ -46,3 +50,13 @@ def audit_pool(args: AuditRequest) -> tuple[str, dict]:
             lang: audit_tokenizer(tokenizer, texts, max_length=limit) for lang, texts in texts_by_lang.items()
         }
     return audit_table(audits, pool.langs), {"split": args.split, "texts": args.texts, "audits": audits}
+
+
+def encoder_specs(request: AuditRequest) -> dict[str, str]:
+    """The request's encoders, at least one, each a named spec."""
+    if not request.encoders:
+        raise ConfigError(f"{type(request).__name__}.encoders: name at least one encoder (name -> spec)")
+    bad = [name for name, spec in request.encoders.items() if not name or not spec]
+    if bad:
+        raise ConfigError(f"{type(request).__name__}.encoders: {bad[0]!r} needs a name and a spec")
+    return dict(request.encoders)

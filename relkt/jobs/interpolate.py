@@ -1,16 +1,18 @@
 """Interpolate a model's weights with those of the model it was trained from (WiSE-FT), the mix chosen on dev.
 
-    python -m relkt.interpolate --teacher bert:runs/xquad_minilm/teacher/best \
-        --student bert:runs/xquad_minilm/student/last --alphas 0,0.25,0.5,0.75,1 \
-        --output runs/xquad_minilm/student_wise
-    python -m relkt.interpolate --teacher muse --student muse:RUN/teacher/best --config RUN/teacher/config.yaml \
-        --xx-en-unit article --primary-metric xx_en_article/P@1 --output RUN/teacher_wise
+    from relkt import api
+    from relkt.jobs.requests import InterpolateRequest
+
+    request = InterpolateRequest(teacher="muse", student="muse:RUN/teacher/best", config="RUN/teacher/config.yaml",
+                                 xx_en_units=["article"], primary_metric="xx_en_article/P@1", output="RUN/wise")
+    api.interpolate(request)   # InterpolateResult: .alpha, .scores
+    # relkt interpolate --teacher muse --student muse:RUN/teacher/best --config RUN/teacher/config.yaml ...
 
 A student starts as a copy of its teacher, and a teacher as a copy of its base (`muse`), so both models of a pair lie
 in one basin of the loss and the straight line between them stays good (Wortsman et al., "Robust fine-tuning of
 zero-shot models", 2022): a mix (1 - alpha) * teacher + alpha * student can keep what the starting model did well in
 a language where training on little data lost ground, and keep the gains elsewhere. Each alpha is scored on the dev
-split (never test; `--config RUN/config.yaml` takes the run's split, folds included), the best by `--primary-metric`
+split (never test; `config=RUN/config.yaml` takes the run's split, folds included), the best by `primary_metric`
 is exported to OUTPUT/ (hub format, rebuilt trainable as bert:OUTPUT or muse:OUTPUT), and every alpha's dev metrics
 go to OUTPUT.interpolation.json. alpha = 0 is the teacher, 1 the student. A student whose vocabulary was extended
 keeps its new embedding rows as they are (the teacher has none to mix in).
@@ -18,24 +20,22 @@ keeps its new embedding rows as they are (the teacher has none to mix in).
 
 from __future__ import annotations
 
-import argparse
 import logging
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from relkt.cli import add_pool_arguments, load_pool, pool_settings, run_cli, xx_en_units
-from relkt.cli_types import positive_int
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import sample_questions, scored_source
-from relkt.errors import EncoderError, RelktError
+from relkt.errors import ConfigError, EncoderError, RelktError
 from relkt.io import atomic_write_json
+from relkt.jobs.pool import load_pool, pool_settings
+from relkt.jobs.requests import InterpolateRequest
+from relkt.jobs.results import InterpolateResult
 from relkt.metrics.evaluator import run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
-from relkt.requests import InterpolateRequest
 
 log = logging.getLogger("relkt.interpolate")
 
@@ -66,79 +66,33 @@ def choose_alpha(scores: dict[float, float]) -> float:
     return max(scores, key=lambda a: (scores[a], a))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m relkt.interpolate", description=__doc__.split("\n")[0])
-    p.add_argument(
-        "--teacher",
-        required=True,
-        help="the model the other was trained from: a student's teacher "
-        "(bert:PATH, muse:PATH), or a teacher's base (minilm, muse)",
-    )
-    p.add_argument("--student", required=True, help="the model trained from it (bert:PATH or muse:PATH)")
-    p.add_argument(
-        "--alphas",
-        default="0,0.25,0.5,0.75,1",
-        help="student weights to try, comma-separated in [0, 1] (default: 0,0.25,0.5,0.75,1)",
-    )
-    p.add_argument(
-        "--output",
-        required=True,
-        help="folder of the chosen model (hub format); every alpha's dev metrics go "
-        "to OUTPUT.interpolation.json beside it",
-    )
-    p.add_argument(
-        "--primary-metric",
-        default="xx_en/P@1",
-        help="dev metric that picks alpha, any relkt.evaluate key, "
-        "e.g. xx_en_article/P@1 with --xx-en-unit article (default: xx_en/P@1)",
-    )
-    p.add_argument(
-        "--xx-en-unit",
-        type=xx_en_units,
-        default=(),
-        metavar="UNIT[,UNIT...]",
-        help="also score the dev questions against every English article, paragraph or sentence of the "
-        "data set, as relkt.evaluate does (default: none)",
-    )
-    add_pool_arguments(p, split="dev", langs=False)
-    p.add_argument(
-        "--max-questions", type=int, default=0, help="dev questions to score (default: 0 = all; else a seeded sample)"
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed of that sample (default: 0)")
-    p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
-    return p
-
-
-def parse_args(argv: Sequence[str] | None = None):
-    p = build_parser()
-    args = p.parse_args(argv)
+def check_request(args: InterpolateRequest) -> None:
+    """What the mix needs, before any model loads: alphas in [0, 1], a split that is not test, the primary metric's
+    unit scored."""
+    if not args.alphas or any(not 0 <= a <= 1 for a in args.alphas):
+        raise ConfigError(f"InterpolateRequest.alphas: numbers in [0, 1], got {args.alphas!r}")
     if args.split in ("test", "all"):  # `all` holds the test articles too
-        p.error(f"--split {args.split}: alpha is chosen on held-out data that is not the test split (dev, or train)")
+        raise ConfigError(
+            f"InterpolateRequest.split {args.split}: alpha is chosen on held-out data that is not the test split "
+            "(dev, or train)"
+        )
     unit = args.primary_metric.partition("/")[0].removeprefix("xx_en_")
-    if args.primary_metric.startswith("xx_en_") and unit not in args.xx_en_unit:
-        p.error(f"--primary-metric {args.primary_metric}: add --xx-en-unit {unit} to score that unit")
-    return args
+    if args.primary_metric.startswith("xx_en_") and unit not in args.xx_en_units:
+        raise ConfigError(
+            f"InterpolateRequest.primary_metric {args.primary_metric}: add {unit!r} to xx_en_units to score that unit"
+        )
+    for name in ("teacher", "student", "output"):
+        if not getattr(args, name):
+            raise ConfigError(f"InterpolateRequest.{name}: required")
 
 
-def _alphas(text: str) -> list[float]:
-    try:
-        alphas = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise RelktError(f"--alphas: comma-separated numbers in [0, 1], got {text!r}") from None
-    if not alphas or any(not 0 <= a <= 1 for a in alphas):
-        raise RelktError(f"--alphas: comma-separated numbers in [0, 1], got {text!r}")
-    return alphas
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: interpolate(InterpolateRequest(**vars(parse_args(argv)))))
-
-
-def interpolate(args: InterpolateRequest) -> int:
-    alphas = _alphas(args.alphas)
+def interpolate(args: InterpolateRequest) -> InterpolateResult:
+    """Every alpha's dev metrics, the best mix exported to `output` and its scores beside it."""
+    check_request(args)
+    alphas = list(args.alphas)
     from relkt.encoders.encoder_kind import encoder_kinds, kind_of  # deferred: the kind table loads TensorFlow
 
-    for flag, spec in (("--teacher", args.teacher), ("--student", args.student)):
+    for flag, spec in (("teacher", args.teacher), ("student", args.student)):
         if not kind_of(spec).mixable:  # its weights are Keras variables only when the kind says so
             mixable = ", ".join(u for k in encoder_kinds().values() if k.mixable for u in k.usage)
             raise RelktError(
@@ -160,9 +114,9 @@ def interpolate(args: InterpolateRequest) -> int:
     pool = sample_questions(load_pool(args, settings), args.max_questions, args.seed)
     evaluators = [LareqaEvaluator(pool, with_context=settings.with_context, batch_size=args.batch_size)]
     units = english_units(
-        scored_source(settings, args.split)[0], args.xx_en_unit, scored=[q.qas_id for q in pool.questions]
+        scored_source(settings, args.split)[0], args.xx_en_units, scored=[q.qas_id for q in pool.questions]
     )
-    if units:  # whole articles, as relkt.evaluate reads them
+    if units:  # whole articles, as relkt evaluate reads them
         unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=args.batch_size)
         evaluators.append(ReadingWholeEvaluator(unit_evaluator, student, SCORING_MAX_LENGTH))
     quiet = QuietEncoder(student, args.batch_size)
@@ -180,7 +134,7 @@ def interpolate(args: InterpolateRequest) -> int:
         flat = dev_metrics()
         if args.primary_metric not in flat:
             raise RelktError(
-                f"--primary-metric {args.primary_metric!r} is not a dev metric; valid: "
+                f"primary_metric {args.primary_metric!r} is not a dev metric; valid: "
                 f"{', '.join(sorted(k for k in flat if not k.endswith('n_questions')))}"
             )
         scores[alpha], metrics[str(alpha)] = float(flat[args.primary_metric]), flat
@@ -217,13 +171,4 @@ def interpolate(args: InterpolateRequest) -> int:
             "dev": metrics,
         },
     )
-    print("alpha  dev " + args.primary_metric + "  dev lareqa/mAP")
-    for alpha in alphas:
-        mark = "  <- exported" if alpha == best else ""
-        print(f"{alpha:<6.3g} {100 * scores[alpha]:>8.2f}  {100 * metrics[str(alpha)]['lareqa/mAP']:>8.2f}{mark}")
-    print(f"wrote {out} (alpha {best:g}) and {out.parent / (out.name + '.interpolation.json')}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return InterpolateResult(scores, best, args.primary_metric, out, metrics)

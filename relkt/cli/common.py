@@ -1,0 +1,114 @@
+"""What every command line shares: the opening (logging; a RelktError is one `error:` line and exit code 2; Ctrl-C
+exit 130) and the trainers' `--config/--set/--smoke/--print-config` door onto `relkt.api`'s stages."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from relkt.cli import quiet_tensorflow
+from relkt.config.config_io import config_yaml, run_config
+from relkt.config.reference import help_text
+from relkt.errors import Interrupted, RelktError, WriteError, catch_sigint, is_interrupt
+from relkt.io import os_reason
+from relkt.jobs.pool import check_formats
+
+EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by SIGINT
+
+
+def run_cli(
+    body: Callable[[], int], verbose: bool = True, interrupted: str = "interrupted; nothing was written"
+) -> int:
+    """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING. Each way it can fail is one line on
+    stderr, never a traceback: a RelktError (bad input) is `error: ...` and exit code 2; an OS error (a write to a
+    read-only folder, a full disk, a file-size limit) is `error: PATH: cannot write (REASON)` and exit code 1;
+    Ctrl-C prints `interrupted` (or the trainer's own line, with its step) and exits 130, also when it first lands in
+    a finalizer that swallows it (`relkt.errors.catch_sigint`). TensorFlow's C++ start-up
+    logs are off here (a CLI's choice; `import relkt` leaves its user's process alone) unless RELKT_VERBOSE=1."""
+    quiet_tensorflow.install()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if verbose:
+        logging.getLogger("relkt").setLevel(logging.INFO)
+    try:
+        with catch_sigint():
+            return body()
+    except Interrupted as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (KeyboardInterrupt, RuntimeError) as e:
+        if not is_interrupt(e):
+            raise
+        print(interrupted, file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as e:  # WriteError included: it names its path and reason already
+        where = f"{e.filename}: " if getattr(e, "filename", None) and not isinstance(e, WriteError) else ""
+        print(f"error: {where}{e if isinstance(e, WriteError) else os_reason(e)}", file=sys.stderr)
+        return 1
+    except RelktError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:
+    """The CLI of both trainers: --config, --set, --smoke."""
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=doc.split("\n")[0],
+        epilog=help_text(config_cls),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--config",
+        default=None,
+        help="YAML config, e.g. configs/quickstart.yaml (default: none, every key at its default)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key (dotted, value parsed as YAML; repeat; default: none)",
+    )
+    p.add_argument(
+        "--smoke", action="store_true", help="shrink data, batch and evaluation for a quick check (default: off)"
+    )
+    p.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the resolved config (base chain, --set and --smoke applied; what the run folder stores) and exit",
+    )
+    args = p.parse_args(argv)
+
+    def body() -> int:
+        config = run_config(config_cls, args.config, args.set, args.smoke)
+        check_formats(config.data)
+        if args.print_config:
+            print(config_yaml(config), end="")
+            return 0
+        print(final_line(stage, train_fn(config), Path(config.output_dir) / "best"))
+        return 0
+
+    return run_cli(body, interrupted="interrupted before training started; rerun the same command to resume")
+
+
+def final_line(stage: str, summary: dict[str, Any], best_dir: Path) -> str:
+    """A trainer's last line: its best dev score and where the model is, and, when the run scored its starting point
+    (`summary["start"]`), whether training beat it: a best/ worse than the model it started from is said here."""
+    best, start = summary.get("best", {}), summary.get("start")
+    at = f"{best.get('metric')} = {best.get('value')} at step {best.get('step')}"
+    line = f"{stage} done: best dev {at}; model: {best_dir}"
+    if not start or best.get("value") is None:
+        return line
+    if best["value"] < start["value"]:
+        return (
+            f"{line}. WORSE than its starting point (dev {start['metric']} = {start['value']} at step 0): no "
+            "trained step beat the model it started from; set eval.at_start: true to keep that one as best/, or "
+            "lower schedule.learning_rate"
+        )
+    if best.get("step") == 0:
+        return f"{line}. No trained step beat its starting point: best/ is the model it started from"
+    return line

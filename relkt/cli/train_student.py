@@ -1,0 +1,29 @@
+"""Stage 2: distil the frozen teacher into a student across languages (CL-ReLKT Eq. 2).
+
+    python -m relkt.train_student --config configs/quickstart_student.yaml [--set key=value ...] [--smoke]
+
+The student starts as a copy of the teacher (or any encoder spec, projected to the teacher's size).
+Teacher targets are computed once and cached; only the student is optimized. Re-running the same
+command resumes an interrupted run.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from relkt import api
+from relkt.cli.common import trainer_main
+from relkt.config import StudentConfig
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: `--config`, `--set`, `--smoke`, `--print-config`; a bad flag or config answers before
+    TensorFlow loads, then `relkt.api.train_student`."""
+    return trainer_main(
+        argv, "python -m relkt.train_student", __doc__, StudentConfig, lambda c: api.train_student(c).summary, "student"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
