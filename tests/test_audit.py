@@ -1,4 +1,5 @@
-"""The tokenizer audit (relkt.jobs.audit, reported by `relkt coverage --tokenizers-only`): tokenizer coverage per language,
+"""The tokenizer audit (relkt.jobs.audit, reported by `relkt coverage --tokenizers-only`): tokenizer coverage per
+language,
 from the encoders' own tokenizers (no encoding)."""
 
 import json

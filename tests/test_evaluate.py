@@ -219,7 +219,17 @@ def test_a_cli_run_prints_no_tensorflow_start_up_noise(tiny_data, tmp_path):
 
     env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE")}
     run = subprocess.run(
-        [sys.executable, "-m", "relkt.cli.evaluate", "--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all"],
+        [
+            sys.executable,
+            "-m",
+            "relkt.cli.evaluate",
+            "--encoder",
+            "ngram",
+            "--data-dir",
+            str(tiny_data),
+            "--split",
+            "all",
+        ],
         capture_output=True,
         text=True,
         env=env,

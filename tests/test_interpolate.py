@@ -5,7 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from relkt import interpolate
+from relkt.cli import interpolate as interpolate_cli
+from relkt.jobs import interpolate
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.errors import EncoderError
@@ -40,7 +41,7 @@ def test_cli_scores_every_alpha_on_dev_and_exports_the_chosen_mix(synthetic_data
     teacher = export_encoder(tiny_bert(seed=0, extra_vocab=words), tmp_path / "teacher")
     student = export_encoder(tiny_bert(seed=1, extra_vocab=words), tmp_path / "student")
     out = tmp_path / "wise"
-    rc = interpolate.main(
+    rc = interpolate_cli.main(
         [
             "--teacher",
             f"bert:{teacher}",
@@ -97,7 +98,7 @@ def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_score
         w.assign(w.numpy() + rng.normal(0, 0.3, w.shape).astype(np.float32))
     student = export_encoder(base, tmp_path / "trained")
     out = tmp_path / "wise"
-    rc = interpolate.main(
+    rc = interpolate_cli.main(
         [
             "--teacher",
             f"muse:{teacher}",
@@ -174,18 +175,14 @@ def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_score
 )
 def test_choosing_on_test_questions_or_an_unscored_unit_is_a_usage_error(capsys, extra, message):
     with pytest.raises(SystemExit):
-        interpolate.parse_args(["--teacher", "muse", "--student", "muse:x", "--output", "o"] + extra)
+        interpolate_cli.parse_args(["--teacher", "muse", "--student", "muse:x", "--output", "o"] + extra)
     assert message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--teacher", "hub:x", "--student", "bert:y"], "--teacher hub:x: interpolation needs"),
-        (
-            ["--teacher", "bert:x", "--student", "bert:y", "--alphas", "0,2"],
-            "--alphas: comma-separated numbers in [0, 1]",
-        ),
+        (["--teacher", "hub:x", "--student", "bert:y"], "teacher hub:x: interpolation needs"),
         (
             ["--teacher", "bert:/no/such/dir", "--student", "bert:/no/such/dir"],
             "bert:/no/such/dir: no such model directory",
@@ -193,5 +190,11 @@ def test_choosing_on_test_questions_or_an_unscored_unit_is_a_usage_error(capsys,
     ],
 )
 def test_cli_bad_input_is_one_clear_error(tmp_path, capsys, args, message):
-    assert interpolate.main(args + ["--output", str(tmp_path / "o")]) == 2
+    assert interpolate_cli.main(args + ["--output", str(tmp_path / "o")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_alphas_outside_zero_one_are_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        interpolate_cli.main(["--teacher", "bert:x", "--student", "bert:y", "--alphas", "0,2", "--output", "o"])
+    assert "--alphas: comma-separated numbers in [0, 1]" in capsys.readouterr().err

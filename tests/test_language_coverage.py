@@ -6,8 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from relkt.cli import coverage as language_coverage
 from relkt.analysis.significance import mcnemar
+from relkt.cli import coverage as language_coverage
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
 from tests.helpers.tiny_bert import tiny_bert

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from relkt.cli import evaluate, train_teacher
-from relkt.cli import final_line
+from relkt.cli.common import final_line
 from relkt.encoders.export import export_encoder
 from relkt.encoders.ngram_encoder import NgramEncoder
 from tests.helpers.runs import tiny_config

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from relkt.cli import teach as teach_cli
+from relkt.encoders.export import export_encoder
 from relkt.jobs import teach
 from relkt.stages.student_trainer import StudentTrainer
-from relkt.encoders.export import export_encoder
 from tests.helpers.data import make_synthetic_lareqa
 from tests.helpers.tiny_muse import WORDS, tiny_muse_encoder
 
@@ -170,12 +170,12 @@ def test_a_watched_language_is_scored_but_never_trained(tmp_path, inputs):
 
 
 def test_the_recipe_is_the_measured_xor_bank_student_with_the_ablations_that_won():
-    """docs/results/teach.md: the recipe is configs/new_languages_xor_bank_student.yaml resolved with dense rows, the
+    """docs/results/teach.md: the recipe is configs/teach_questions/student_xor_bank.yaml resolved with dense rows, the
     rest of the network at 0.005 x the rate, 3 epochs and 8,000 pairs a taught language, 4,000 a replayed one (the
     ablations that won), what the flags name (languages, folders, run folder) left to them."""
     from relkt.config import StudentConfig, load_config, to_dict
 
-    measured = load_config(StudentConfig, teach.RECIPE.parents[2] / "configs" / "new_languages_xor_bank_student.yaml")
+    measured = load_config(StudentConfig, teach.RECIPE.parents[2] / "configs" / "teach_questions/student_xor_bank.yaml")
     d = measured.data
     request = teach.TeachRequest(
         langs=list(measured.student.language_rows.langs),

@@ -2,8 +2,8 @@
 that never trained on its article (or its `data.split_unit`), and significance is computed on the pooled questions.
 
     python trainers/crossval.py --setup xquad_muse_guarded --output runs/xquad_muse_guarded/crossval
-    python trainers/crossval.py --folds 5 --teacher-config configs/xquad_muse_teacher.yaml \
-        --student-config configs/xquad_muse_student.yaml --output runs/xquad_muse/crossval
+    python trainers/crossval.py --folds 5 --teacher-config configs/xquad_muse/teacher.yaml \
+        --student-config configs/xquad_muse/student.yaml --output runs/xquad_muse/crossval
 
 Killed, the same command resumes: finished runs and scores are kept, an unfinished run resumes at its last checkpoint.
 """

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CL-ReLKT's own protocol (Sec. 4), as far as this machine's data allows: the teacher learns from English SQuAD train
-# (configs/paper_muse_teacher.yaml), the students from parallel text (configs/paper_muse_student.yaml, and
-# configs/paper_muse_student_apertium.yaml with Apertium's Spanish questions, configs/paper_muse_student_codeswitch.yaml
+# (configs/paper_muse/teacher.yaml), the students from parallel text (configs/paper_muse/student.yaml, and
+# configs/paper_muse/student_apertium.yaml with Apertium's Spanish questions, configs/paper_muse/student_codeswitch.yaml
 # with code-switched SQuAD-train questions, and both again with a ranking term over every training target:
-# configs/paper_muse_student_bank.yaml, configs/paper_muse_student_codeswitch_bank.yaml), and every model is scored
+# configs/paper_muse/student_bank.yaml, configs/paper_muse/student_codeswitch_bank.yaml), and every model is scored
 # on the whole of XQuAD-R (48 articles, 1,190 questions a language), which none of them saw: XX->EN at the article
 # unit (the paper's table; P@1 with McNemar's test) and LAReQA mAP. Re-running resumes: finished runs and scores are
 # kept.
@@ -21,9 +21,9 @@ score() {  # score NAME ENCODER CONFIG OUTPUT
   timed "score $1" python -m relkt.cli.evaluate --encoder "$2" --config "$3" --split test --no-progress --output "$4"
 }
 results=()
-score zero-shot muse configs/paper_muse_teacher.yaml "$root/zero_shot_test.json"; results+=("$root/zero_shot_test.json")
+score zero-shot muse configs/paper_muse/teacher.yaml "$root/zero_shot_test.json"; results+=("$root/zero_shot_test.json")
 # shellcheck disable=SC2046
-timed teacher python -m relkt.train_teacher --config configs/paper_muse_teacher.yaml $(sets teacher)
+timed teacher python -m relkt.train_teacher --config configs/paper_muse/teacher.yaml $(sets teacher)
 score teacher "muse:$root/teacher/best" "$root/teacher/config.yaml" "$root/teacher/test.json"; results+=("$root/teacher/test.json")
 # + code-switched SQuAD-train questions; + a ranking term over every training target; both (issue #45)
 students=(student student_codeswitch student_bank student_codeswitch_bank)
@@ -32,11 +32,11 @@ if command -v apertium >/dev/null 2>&1 && apertium -l 2>/dev/null | grep -qx ' *
 elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && apt-get install -y -q apertium apertium-eng-spa >/dev/null 2>&1; then
   students+=(student_apertium)
 else
-  echo "skipped configs/paper_muse_student_apertium.yaml: no apertium eng-spa here and it could not be installed (apt-get install apertium apertium-eng-spa)"
+  echo "skipped configs/paper_muse/student_apertium.yaml: no apertium eng-spa here and it could not be installed (apt-get install apertium apertium-eng-spa)"
 fi
 for name in "${students[@]}"; do
   # shellcheck disable=SC2046
-  timed "$name" python -m relkt.train_student --config "configs/paper_muse_$name.yaml" $(sets "$name") \
+  timed "$name" python -m relkt.train_student --config "configs/paper_muse/$name.yaml" $(sets "$name") \
     --set "teacher.spec=muse:$root/teacher/best"
   score "$name" "muse:$root/$name/best" "$root/$name/config.yaml" "$root/$name/test.json"; results+=("$root/$name/test.json")
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CL-ReLKT's own protocol (as trainers/paper_protocol.sh) with its reference code's settings: the SQuAD-train teacher
-# (configs/paper_muse_reference_teacher.yaml), then one student per language group of setups.yaml's
+# (configs/paper_muse_reference/teacher.yaml), then one student per language group of setups.yaml's
 # paper_muse_reference (trainers/group_students.py), each language scored on the whole of XQuAD-R by its group's
 # student; McNemar against zero-shot and the paper's table beside it. Re-running resumes.
 #   bash trainers/reproduce.sh paper_muse_reference [SEED]      # (this script: bash trainers/paper_reference.sh [SEED])
@@ -15,8 +15,8 @@ score() {  # score NAME ENCODER CONFIG OUTPUT: kept while newer than the model i
   if [ -f "$4" ] && { [ "$2" = muse ] || [ "$4" -nt "${2#*:}" ]; }; then echo "kept $4"; return; fi
   timed "score $1" python -m relkt.cli.evaluate --encoder "$2" --config "$3" --split test --no-progress --output "$4"
 }
-score zero-shot muse configs/paper_muse_reference_teacher.yaml "$root/zero_shot.json"
-timed teacher python -m relkt.train_teacher --config configs/paper_muse_reference_teacher.yaml \
+score zero-shot muse configs/paper_muse_reference/teacher.yaml "$root/zero_shot.json"
+timed teacher python -m relkt.train_teacher --config configs/paper_muse_reference/teacher.yaml \
   --set "output_dir=$root/teacher" "${seed_set[@]}"
 score teacher "muse:$root/teacher/best" "$root/teacher/config.yaml" "$root/teacher.json"
 timed students python trainers/group_students.py --setup paper_muse_reference --output "$root" --paper-table \

@@ -1,11 +1,11 @@
 """Grid sweep / ablation of the student: one train_student run per combination, then a table of dev results.
 
     # the paper's grid over loss weights and learning rate
-    python trainers/sweep_student.py --config configs/quickstart_student.yaml \
+    python trainers/sweep_student.py --config configs/quickstart/student.yaml \
         --grid distill.gamma=100,1000,10000 --grid distill.beta=1,0.01,0.0001 --grid distill.omega=1,0.01,0.0001 \
         --grid schedule.learning_rate=1e-3,1e-4
     # Table 6 ablation (q / q+d / q+d+dq) and the distance choice
-    python trainers/sweep_student.py --config configs/quickstart_student.yaml \
+    python trainers/sweep_student.py --config configs/quickstart/student.yaml \
         --grid distill.objective=q,q+d,q+d+dq --grid distill.distance=squared_l2,cosine
 
 Each run gets its own output_dir under `<output_dir>/sweep/`, holding its full config.yaml; reruns

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Teaching questions without a translator (issue #45): the new_languages student from parallel text alone
-# (configs/new_languages_student.yaml) beside the same student given XOR-TyDi's training questions too
-# (configs/new_languages_xor_student.yaml), and given its Bengali and Telugu pairs romanized too
-# (configs/new_languages_roman_student.yaml), and the XOR one with a ranking term over the batch
-# (configs/new_languages_xor_contrast_student.yaml) and over every training target
-# (configs/new_languages_xor_bank_student.yaml), each scored by relkt coverage on the XOR rows not marked train
+# (configs/new_languages/student.yaml) beside the same student given XOR-TyDi's training questions too
+# (configs/teach_questions/student_xor.yaml), and given its Bengali and Telugu pairs romanized too
+# (configs/teach_questions/student_roman.yaml), and the XOR one with a ranking term over the batch
+# (configs/teach_questions/student_xor_contrast.yaml) and over every training target
+# (configs/teach_questions/student_xor_bank.yaml), each scored by relkt coverage on the XOR rows not marked train
 # (bn fi ja te taught; ko ru ar as controls), held-out pairs and XQuAD-R whole: once against zero-shot mUSE, once
 # against the parallel-text student. Re-running resumes the students and redoes the reports.
 #   bash trainers/reproduce.sh teach_questions [SEED]      # (this script: bash trainers/teach_questions.sh [SEED])
@@ -16,15 +16,15 @@ mkdir -p "$root"
 walls="$root/wall_seconds.tsv"
 timed() { local name=$1; shift; local t0; t0=$(date +%s); "$@"; printf '%s\t%s\n' "$name" "$(( $(date +%s) - t0 ))" >> "$walls"; }
 seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed")
-timed student_parallel python -m relkt.train_student --config configs/new_languages_student.yaml \
+timed student_parallel python -m relkt.train_student --config configs/new_languages/student.yaml \
   --set "output_dir=$root/student_parallel" "${seed_set[@]}"
-timed student_xor python -m relkt.train_student --config configs/new_languages_xor_student.yaml \
+timed student_xor python -m relkt.train_student --config configs/teach_questions/student_xor.yaml \
   --set "output_dir=$root/student_xor" "${seed_set[@]}"
-timed student_roman python -m relkt.train_student --config configs/new_languages_roman_student.yaml \
+timed student_roman python -m relkt.train_student --config configs/teach_questions/student_roman.yaml \
   --set "output_dir=$root/student_roman" "${seed_set[@]}"
-timed student_xor_contrast python -m relkt.train_student --config configs/new_languages_xor_contrast_student.yaml \
+timed student_xor_contrast python -m relkt.train_student --config configs/teach_questions/student_xor_contrast.yaml \
   --set "output_dir=$root/student_xor_contrast" "${seed_set[@]}"
-timed student_xor_bank python -m relkt.train_student --config configs/new_languages_xor_bank_student.yaml \
+timed student_xor_bank python -m relkt.train_student --config configs/teach_questions/student_xor_bank.yaml \
   --set "output_dir=$root/student_xor_bank" "${seed_set[@]}"
 coverage() {  # coverage NAME ENCODER...: the first encoder is what the others are compared with
   local name=$1; shift

@@ -1,6 +1,6 @@
 """Stage 1 then scoring: train a teacher from a config, then evaluate its best export on the test articles.
 
-python trainers/teacher_then_evaluate.py --config configs/quickstart.yaml [--set key=value ...]
+python trainers/teacher_then_evaluate.py --config configs/quickstart/teacher.yaml [--set key=value ...]
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, tr
     p.add_argument(
         "--config",
         default=None,
-        help="YAML config, e.g. configs/quickstart.yaml (default: none, every key at its default)",
+        help="YAML config, e.g. configs/quickstart/teacher.yaml (default: none, every key at its default)",
     )
     p.add_argument(
         "--set",

@@ -84,7 +84,6 @@ def build_parser(prog: str = "relkt coverage") -> argparse.ArgumentParser:
     return p
 
 
-
 def add_language_arguments(p: argparse.ArgumentParser) -> None:
     """The pair-file flags of relkt coverage: --pairs-dir, --dev-pairs, --held-out-sources, --questions-dir,
     --learned (--langs, --test-dir, --batch-size and --output are the command's own)."""

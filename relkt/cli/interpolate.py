@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = build_parser()
     args = p.parse_args(argv)
     if args.split in ("test", "all"):  # `all` holds the test articles too
@@ -93,6 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     unit = args.primary_metric.partition("/")[0].removeprefix("xx_en_")
     if args.primary_metric.startswith("xx_en_") and unit not in args.xx_en_units:
         p.error(f"--primary-metric {args.primary_metric}: add --xx-en-unit {unit} to score that unit")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
 
     def body() -> int:
         result = interpolate(InterpolateRequest(**vars(args)))

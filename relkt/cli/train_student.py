@@ -1,6 +1,6 @@
 """Stage 2: distil the frozen teacher into a student across languages (CL-ReLKT Eq. 2).
 
-    python -m relkt.train_student --config configs/quickstart_student.yaml [--set key=value ...] [--smoke]
+    python -m relkt.train_student --config configs/quickstart/student.yaml [--set key=value ...] [--smoke]
 
 The student starts as a copy of the teacher (or any encoder spec, projected to the teacher's size).
 Teacher targets are computed once and cached; only the student is optimized. Re-running the same

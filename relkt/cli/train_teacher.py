@@ -1,6 +1,6 @@
 """Stage 1: fine-tune the teacher with a triplet loss; BM25 negatives first, then online mining.
 
-    python -m relkt.train_teacher --config configs/quickstart.yaml [--set key=value ...] [--smoke]
+    python -m relkt.train_teacher --config configs/quickstart/teacher.yaml [--set key=value ...] [--smoke]
 
 Re-running the same command resumes an interrupted run from its last checkpoint.
 """

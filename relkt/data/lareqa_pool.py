@@ -32,6 +32,8 @@ class LareqaPool:
     candidates: list[Candidate]
     gold: list[np.ndarray]
     unmatched_answers: int = 0
+    # True when some file came without sentence breaks and relkt.data.sentence_splitter cut its contexts
+    split_by_relkt: bool = False
 
     @classmethod
     def load(
@@ -84,7 +86,8 @@ class LareqaPool:
         questions = [q for d in datas for q in d.questions if keep_q(q)]
         gold = [np.array(sorted(answers_by_qas.get(q.qas_id, [])), dtype=np.int64) for q in questions]
         unmatched = sum(len(d.unmatched_answers) for d in datas)
-        pool = cls(questions=questions, candidates=candidates, gold=gold, unmatched_answers=unmatched)
+        split = any(d.split_by_relkt for d in datas)
+        pool = cls(questions, candidates, gold, unmatched_answers=unmatched, split_by_relkt=split)
         if not questions or not candidates:
             names = ", ".join(str(d.path) for d in datas) or "no files"
             raise DataError(f"empty pool ({len(questions)} questions, {len(candidates)} candidates) from {names}")
@@ -108,7 +111,8 @@ class LareqaPool:
         if len(set(qids)) < len(qids):
             twice = sorted({x for x, n in Counter(qids).items() if n > 1})
             raise DataError(f"two QA sources share the question id {twice[0]!r} ({len(twice)} ids in all)")
-        return cls(questions, candidates, gold, sum(pool.unmatched_answers for pool in pools))
+        split = any(pool.split_by_relkt for pool in pools)
+        return cls(questions, candidates, gold, sum(pool.unmatched_answers for pool in pools), split)
 
     # ----- views -------------------------------------------------------------------------
     @property
@@ -159,6 +163,7 @@ class LareqaPool:
             candidates=[self.candidates[j] for j in c_keep],
             gold=[g[g >= 0] for g in gold],
             unmatched_answers=self.unmatched_answers,
+            split_by_relkt=self.split_by_relkt,
         )
 
     def to_passages(self) -> LareqaPool:
@@ -186,7 +191,7 @@ class LareqaPool:
                 )
             )
         gold = [np.unique(to_passage[g]) for g in self.gold]
-        return LareqaPool(self.questions, passages, gold, self.unmatched_answers)
+        return LareqaPool(self.questions, passages, gold, self.unmatched_answers, self.split_by_relkt)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Per language: questions, candidates, and questions whose gold set misses a language."""

@@ -104,9 +104,7 @@ def _merge_contexts(
     return merged, moved
 
 
-def _merged_paragraphs(
-    data: LanguageData, merged: LanguageData | None, index: dict[int, int] | None
-) -> dict[str, int]:
+def _merged_paragraphs(data: LanguageData, merged: LanguageData | None, index: dict[int, int] | None) -> dict[str, int]:
     """qas_id -> its paragraph number among the merged contexts of its context language (where it has a gold)."""
     if merged is None or index is None:
         return {}

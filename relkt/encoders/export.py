@@ -15,6 +15,7 @@ import keras
 import tensorflow as tf
 
 import relkt
+from relkt.encoders.model_card import CARD_FILE, model_card
 from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
 from relkt.encoders.sentence_encoder import SentenceEncoder
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
@@ -45,7 +46,7 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
         with write_errors(path, "write the export"):
             path.parent.mkdir(parents=True, exist_ok=True)
             shutil.rmtree(tmp, ignore_errors=True)
-            _write_export(encoder, tmp, training)
+            _write_export(encoder, tmp, training, path)
             return replace_dir(tmp, path)
     except (
         tf.errors.OpError
@@ -55,11 +56,18 @@ def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[st
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _write_export(encoder: SentenceEncoder, tmp: Path, training: dict[str, Any] | None) -> None:
-    """The export's files, written into `tmp` and fsynced."""
+def _write_export(encoder: SentenceEncoder, tmp: Path, training: dict[str, Any] | None, final: Path) -> None:
+    """The export's files, written into `tmp` (renamed to `final` after) and fsynced: the model card among them."""
+
+    dim = int(encoder.dim)
 
     def serve(strings):
-        return encoder(encoder._preprocess(strings), training=False)
+        # Every batch is answered: an empty one as (0, dim) (muse's n-gram convolutions cannot read a batch of none).
+        return tf.cond(
+            tf.size(strings) > 0,
+            lambda: tf.cast(encoder(encoder._preprocess(strings), training=False), tf.float32),
+            lambda: tf.zeros([0, dim], tf.float32),
+        )
 
     archive = keras.export.ExportArchive()
     archive.track(encoder)
@@ -82,6 +90,7 @@ def _write_export(encoder: SentenceEncoder, tmp: Path, training: dict[str, Any] 
     if tokenizer is not None and hasattr(tokenizer, "get_vocabulary"):
         metadata["tokenizer"] = write_tokenizer(tokenizer, tmp)  # lets audits and `bert:`/`muse:` read the export
     (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False) + "\n")
+    (tmp / CARD_FILE).write_text(model_card(metadata, final), encoding="utf-8")
     fsync_tree(tmp)
 
 
@@ -100,7 +109,7 @@ def link_export(source: str | Path, path: str | Path, training: dict[str, Any]) 
             target = tmp / file.relative_to(source)
             if file.is_dir():
                 target.mkdir(parents=True, exist_ok=True)
-            elif file.name != METADATA_FILE or file.parent != source:
+            elif file.name not in (METADATA_FILE, CARD_FILE) or file.parent != source:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.link(file, target)
         metadata = {
@@ -110,6 +119,7 @@ def link_export(source: str | Path, path: str | Path, training: dict[str, Any]) 
         }
         tmp.mkdir(parents=True, exist_ok=True)
         (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2, allow_nan=False) + "\n")
+        (tmp / CARD_FILE).write_text(model_card(metadata, path), encoding="utf-8")
         fsync_tree(tmp)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -200,4 +200,3 @@ def _jsonable(x):
     if isinstance(x, np.integer):
         return int(x)
     return x
-

@@ -32,6 +32,7 @@ from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
 log = logging.getLogger("relkt.evaluate")
+SPLITTER = "relkt.data.sentence_splitter (the source has no sentence breaks)"
 
 CORPUS_DEV_PAIRS = 500  # the held-out pairs a language (StudentDataSection.corpus_dev_pairs's default)
 
@@ -147,6 +148,8 @@ def score(
         "folds": settings.folds,
         "fold": settings.fold,
         "langs": pool.langs,
+        # where the candidate sentences come from: the files' own sentence breaks, or relkt's splitter
+        "sentence_splitter": SPLITTER if pool.split_by_relkt else "the source's sentence_breaks",
         "with_context": settings.with_context,
         "max_length": getattr(encoder, "max_length", None),
         "xx_en_units": {unit: len(x.texts) for unit, x in units.items()},

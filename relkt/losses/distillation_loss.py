@@ -100,26 +100,41 @@ def distillation_loss(
 
 @keras.saving.register_keras_serializable(package="relkt")
 class DistillationLoss(keras.losses.Loss):
-    """CL-ReLKT Eq. 2 on stacked embeddings, one column a name of the term table.
+    """CL-ReLKT Eq. 2: the student learns the frozen teacher's embeddings of a question in English, of its document,
+    and of the document from the question in another language.
 
-    | input    | shape                  | holds (columns in `self.teacher_targets` / `self.student_inputs` order) |
-    |----------|------------------------|--------------------------------------------------------------------------|
-    | `y_true` | (batch, targets, dim)  | the frozen teacher's targets (cached): [T(q_en), T(d)] for the table      |
-    | `y_pred` | (batch, inputs, dim)   | the student's outputs: [S(q_x), S(d)] for the table                       |
+    L_i = gamma * (beta d(T(q_en), S(q_x)) + lambda d(T(d), S(d)) + omega d(T(d), S(q_x))), the batch mean; d is squared
+    L2 (summed over the embedding axis) or 1 - cos. `components(y_true, y_pred)` returns the per-example loss and each
+    term, for logging.
 
-    `components(y_true, y_pred)` returns the per-example loss and its terms for logging (`call` returns the loss).
-    L_i = gamma * (beta d(T(q_en), S(q_x)) + lambda d(T(d), S(d)) + omega d(T(d), S(q_x))), with
-    d = squared L2 (sum over the embedding axis) or 1 - cos; the batch mean is the reduction.
-    `weights`: every term's weight by its weight key (`beta`, `lam`, `omega` for the table's three, the paper's values
-    when absent; an added term's own key), one channel for all.
-    `objective` ("q", "q+d", "q+d+dq": the paper's Table 6 variants; any '+'-joined names of `terms`) says which
-    terms train: only their student inputs and teacher targets are columns (`student_inputs`, `teacher_targets`), so
-    a term switched off costs no forward pass; a term off whose columns are there anyway is still measured. `terms`
-    (default: the table, relkt.losses.loss_terms.TERMS) may add terms.
-    `contrast` (default 0: the paper's loss) adds contrast * InfoNCE(temperature) over the batch to
-    each term: d(T, S) + contrast * (-log softmax_j(cos(S_i, T_j) / temperature)_i), j over the batch's
-    targets (`negatives="batch"`) or over every target of the training set (`"bank"`: the trainer hands them
-    over with `set_banks`; they are data, not configuration, and are not serialized).
+    Args:
+        gamma: the loss's scale (the paper's 1000).
+        distance: `squared_l2` (the paper's) or `cosine`.
+        objective: which terms train, '+'-joined names of `terms` (`q`, `q+d`, `q+d+dq`: the paper's Table 6); a
+            term switched off costs no forward pass (its columns are left out).
+        contrast: > 0 adds contrast * InfoNCE(temperature) to each term: -log softmax_j(cos(S_i, T_j) / temperature)_i.
+        temperature: of that ranking term.
+        negatives: its j: `batch` (the batch's targets) or `bank` (every training target, handed over by the trainer
+            with `set_banks`: data, not configuration, never serialized).
+        weights: every term's weight by its key (`beta`, `lam`, `omega`; the paper's values when absent).
+        terms: the loss-term table (relkt.losses.loss_terms.TERMS; may add terms).
+
+    Inputs:
+        | argument | shape                  | holds (columns in `teacher_targets` / `student_inputs` order) |
+        |----------|------------------------|----------------------------------------------------------------|
+        | `y_true` | (batch, targets, dim)  | the frozen teacher's targets (cached): [T(q_en), T(d)]          |
+        | `y_pred` | (batch, inputs, dim)   | the student's outputs: [S(q_x), S(d)]                           |
+
+    Example:
+        >>> import numpy as np
+        >>> loss = DistillationLoss(objective="q")
+        >>> t = np.ones((2, 2, 4), "float32"); s = np.ones((2, 2, 4), "float32")
+        >>> float(loss(t, s))   # the student already at the teacher's embeddings
+        0.0
+
+    References:
+        Limkonchotiwat et al., "CL-ReLKT", Findings of NAACL 2022, Sec. 3.2, Eq. 2; Reimers and Gurevych, "Making
+        Monolingual Sentence Embeddings Multilingual using Knowledge Distillation", EMNLP 2020.
     """
 
     def __init__(

@@ -20,10 +20,31 @@ def triplet_loss(anchor, positive, negative, margin: float = 0.24, distance: str
 
 @keras.saving.register_keras_serializable(package="relkt")
 class TripletLoss(keras.losses.Loss):
-    """Triplet loss on `y_pred` of shape (batch, 3, dim) stacking (anchor, positive, negative).
+    """The teacher's triplet loss: L_i = max(d(a_i, p_i) - d(a_i, n_i) + margin, 0), the batch mean.
 
-    L_i = max(d(a_i, p_i) - d(a_i, n_i) + margin, 0), d = 1 - cos or squared L2; `y_true` is ignored.
-    Reduction defaults to the batch mean ("sum_over_batch_size").
+    A question (the anchor) is pulled towards its answer and pushed from a mined negative until the negative is at
+    least `margin` further away.
+
+    Args:
+        margin: the paper's alpha (0.24 on XQuAD, 0.13 MLQA, 0.27 XORQA).
+        distance: `cosine` (d = 1 - cos, the paper's) or `squared_l2`.
+
+    Inputs:
+        | argument | shape             | holds                                                          |
+        |----------|-------------------|----------------------------------------------------------------|
+        | `y_true` | any array         | ignored                                                        |
+        | `y_pred` | (batch, 3, dim)   | the encoder's (anchor, positive, negative) embeddings, stacked |
+
+    Example:
+        >>> import numpy as np
+        >>> loss = TripletLoss(margin=0.2)
+        >>> a = np.array([[[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]], "float32")   # positive = anchor, negative orthogonal
+        >>> float(loss(np.zeros(1), a))
+        0.0
+
+    References:
+        Limkonchotiwat et al., "CL-ReLKT: Cross-lingual Language Knowledge Transfer for Multilingual Retrieval
+        Question Answering", Findings of NAACL 2022, Sec. 3.1; Schroff et al., "FaceNet", CVPR 2015.
     """
 
     def __init__(self, margin: float = 0.24, distance: str = "cosine", name: str = "triplet_loss", **kwargs):

@@ -1,5 +1,6 @@
 """Results side by side and whether they differ: per language LAReQA mAP and XX->EN P@1 of several
-`relkt.jobs.scoring` results, a paired bootstrap CI of each mAP difference and McNemar's test on XX->EN P@1 (and on Q>Qen
+`relkt.jobs.scoring` results, a
+paired bootstrap CI of each mAP difference and McNemar's test on XX->EN P@1 (and on Q>Qen
 translation retrieval) over the questions both scored, matched by qas_id and language; optionally each language
 beside its questions' English originals (the most stage 2's question term can reach). `trainers/compare.py` is its
 command line; crossval writes its pooled tables with it.

@@ -4,7 +4,7 @@ XQuAD tables).
 
     from relkt.recipes.crossval import CrossValidation
 
-    cv = CrossValidation("configs/xquad_muse_teacher.yaml", "configs/xquad_muse_student.yaml", "runs/cv", folds=5)
+    cv = CrossValidation("configs/xquad_muse/teacher.yaml", "configs/xquad_muse/student.yaml", "runs/cv", folds=5)
     result = cv.run()            # or cv.run(only_folds=[0]) now, the rest later
     result.pooled["student"]     # runs/cv/student.json: every fold's test questions
 
@@ -40,11 +40,11 @@ from relkt.data.parallel_corpus import pair_languages
 from relkt.data.selection import scored_source, train_source
 from relkt.errors import ConfigError
 from relkt.io import atomic_files, atomic_write_json, atomic_write_npz, atomic_write_text, link_tree
+from relkt.jobs.pool import run_pool
+from relkt.jobs.scoring import per_question_path, score, write_evaluation
 from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
 from relkt.recipes.comparison import comparison
 from relkt.recipes.setups import Setup
-from relkt.jobs.pool import run_pool
-from relkt.jobs.scoring import per_question_path, score, write_evaluation
 
 log = logging.getLogger("relkt.crossval")
 

@@ -3,7 +3,7 @@ split, then combined: every language as its own group's student scored it (`stud
 
     from relkt.recipes.groups import GroupStudents
 
-    GroupStudents("configs/paper_muse_reference_student.yaml", groups, "runs/x",
+    GroupStudents("configs/paper_muse_reference/student.yaml", groups, "runs/x",
                   sets=["teacher.spec=muse:runs/x/teacher/best"]).run()
 """
 

@@ -44,7 +44,10 @@ def evaluation_table(results: dict) -> str:
     mean_xx = {k: sum(v[k] for v in xx.values()) / len(xx) for k in ("P@1", "P@10")} if xx else None
     mean_bitext = {"P@1": sum(v["P@1"] for v in bitext.values()) / len(bitext)} if bitext else None
     lines.append(row("all", lareqa, mean_xx, mean_bitext))
-    lines.append(f"{lareqa['n_candidates']} candidates; scores in %.")
+    splitter = results.get("setup", {}).get("sentence_splitter")
+    lines.append(
+        f"{lareqa['n_candidates']} candidates; scores in %." + (f" Sentences: {splitter}." if splitter else "")
+    )
     units = [k for k in ("xx_en_article", "xx_en_paragraph", "xx_en_sentence") if results.get(k)]
     if units:
         n_units = results.get("setup", {}).get("xx_en_units", {})

@@ -2,7 +2,7 @@
 
 Run by its CLI, relkt/train_student.py, once flags and config are checked:
 
-    python -m relkt.train_student --config configs/quickstart_student.yaml [--set key=value ...] [--smoke]
+    python -m relkt.train_student --config configs/quickstart/student.yaml [--set key=value ...] [--smoke]
 
 The student starts as a copy of the teacher (or any encoder spec, projected to the teacher's size).
 Teacher targets are computed once and cached; only the student is optimized. Re-running the same

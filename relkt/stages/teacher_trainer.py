@@ -2,7 +2,7 @@
 
 Run by its CLI, relkt/train_teacher.py, once flags and config are checked:
 
-    python -m relkt.train_teacher --config configs/quickstart.yaml [--set key=value ...] [--smoke]
+    python -m relkt.train_teacher --config configs/quickstart/teacher.yaml [--set key=value ...] [--smoke]
 
 Re-running the same command resumes an interrupted run from its last checkpoint.
 """

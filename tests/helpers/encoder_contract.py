@@ -1,0 +1,32 @@
+"""The contract every encoder kind keeps, as keras-hub's `run_backbone_test`: one function each kind's test calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+TEXTS = ["the cat sleeps at night", "where does the river flow ?", "katze", "猫 睡觉"]
+
+
+def run_encoder_contract(encoder, tmp_path: Path, texts: list[str] = TEXTS) -> None:
+    """Unit-norm (n, dim) output; `preprocess` then `__call__` equals `embed`; the export round trip (relkt reads it
+    back, `hub.load` reads it) gives the same embeddings; every batch is answered, the empty one as (0, dim)."""
+    import tensorflow as tf
+    import tensorflow_hub as hub
+    import tensorflow_text  # noqa: F401 (the tokenizers' ops, as for mUSE)
+
+    from relkt.encoders.export import export_encoder, read_metadata
+
+    out = encoder.encode(texts, batch_size=2)
+    assert out.shape == (len(texts), encoder.dim) and out.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
+    split = encoder(encoder.preprocess(tf.constant(texts)), training=False).numpy()
+    np.testing.assert_allclose(split, encoder.embed(texts).numpy(), atol=1e-5)
+    np.testing.assert_allclose(split, out, atol=1e-5)
+    path = export_encoder(encoder, tmp_path / "contract_export")
+    assert read_metadata(path)["dim"] == encoder.dim and (path / "README.md").is_file()
+    loaded = hub.load(str(path))
+    np.testing.assert_allclose(loaded(tf.constant(texts)).numpy(), out, atol=1e-5)
+    empty = loaded(tf.constant([], dtype=tf.string)).numpy()
+    assert empty.shape == (0, encoder.dim), empty.shape
