@@ -22,7 +22,9 @@ COMMAND = re.compile(r"^#\s+(python -m relkt\.train_(teacher|student)|bash train
 
 
 def test_the_configs_are_found():
-    assert len(CONFIGS) >= 10 and any(p.relative_to(ROOT / "configs").as_posix() == "xquad_muse_guarded/student.yaml" for p in CONFIGS)
+    assert len(CONFIGS) >= 10 and any(
+        p.relative_to(ROOT / "configs").as_posix() == "xquad_muse_guarded/student.yaml" for p in CONFIGS
+    )
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
@@ -83,7 +85,9 @@ def config_class(path: Path):
 @pytest.mark.parametrize("before", sorted(BEFORE.glob("*.yaml")), ids=lambda p: p.name)
 def test_every_config_resolves_to_what_it_was_before_bases(before):
     now = ROOT / "configs" / MOVED.get(before.name, before.name)
-    assert now.exists(), f"configs/{MOVED.get(before.name, before.name)} is gone: retire it in docs/results/README.md and drop its snapshot"
+    assert now.exists(), (
+        f"configs/{MOVED.get(before.name, before.name)} is gone: retire it in docs/results/README.md and drop its snapshot"
+    )
     cls = config_class(before)
     # Settings added since then read as the runs of that time trained (schedule.sparse_rows: dense, or lazy for
     # language rows), and an empty language list then meant `all`, as a resumed run from then reads them.

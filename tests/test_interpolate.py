@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from relkt.cli import interpolate as interpolate_cli
-from relkt.jobs import interpolate
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.errors import EncoderError
+from relkt.jobs import interpolate
 from tests.helpers.tiny_bert import tiny_bert
 
 
