@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -197,3 +198,12 @@ def recover_dir(dest: str | Path) -> Path | None:
         os.replace(old, dest)
         return dest
     return None
+
+
+def file_fingerprint(path: Path) -> dict:
+    """Size and sha256 of a file's bytes (what a run records of each input it read: `fingerprints.json`)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"bytes": path.stat().st_size, "sha256": h.hexdigest()}

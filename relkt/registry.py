@@ -17,12 +17,14 @@ class Registry(dict):
 
     def __init__(self, what: str, package: str = ""):
         super().__init__()
-        self.what, self.package, self._loaded = what, package, False
+        self.what, self.package, self._loaded, self._loading = what, package, False, False
 
     def add(self, name: str, entry: Any, cls: type) -> None:
         """`entry` under `name`, the name the entry declares; a name another class holds is refused in one line
         (ConfigError), whoever registers it and whatever its class is called: no entry shadows another. The same
         class again (its module imported twice, by the same dotted name) replaces it."""
+        if self.package and not self._loaded and not self._loading:
+            self.loaded()  # the built-ins first: a user's entry taking a built-in's name is refused here, naming it
         held = self.get(name)
         if held is not None and _where(held if isinstance(held, type) else type(held)) != _where(cls):
             raise ConfigError(
@@ -33,11 +35,15 @@ class Registry(dict):
 
     def loaded(self) -> Registry:
         """The table with every module of `package` imported (each registers its entries)."""
-        if self.package and not self._loaded:
-            package = importlib.import_module(self.package)
-            for module in pkgutil.iter_modules(package.__path__):
-                importlib.import_module(f"{self.package}.{module.name}")
-            self._loaded = True
+        if self.package and not self._loaded and not self._loading:
+            self._loading = True
+            try:
+                package = importlib.import_module(self.package)
+                for module in pkgutil.iter_modules(package.__path__):
+                    importlib.import_module(f"{self.package}.{module.name}")
+                self._loaded = True
+            finally:
+                self._loading = False
         return self
 
 

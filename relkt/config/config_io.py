@@ -82,6 +82,20 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
     return value
 
 
+def _check_range(value: Any, metadata: Any, where: str) -> Any:
+    """A field's declared bounds (relkt.config.sections.within) and non-emptiness, checked as it loads."""
+    lo, hi, above = metadata.get("range", (None, None, None))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            span = f"{lo if lo is not None else '-inf'} .. {hi if hi is not None else 'inf'}"
+            raise ConfigError(f"{where}: {value!r} is out of range; valid: {span}")
+        if above is not None and not value > above:
+            raise ConfigError(f"{where}: {value!r} is out of range; valid: > {above}")
+    if metadata.get("non_empty") and isinstance(value, str) and not value.strip():
+        raise ConfigError(f"{where}: empty; name a folder (an empty path would mean the current one)")
+    return value
+
+
 def from_dict(cls: type[T], data: dict | None, where: str = "config") -> T:
     """Build dataclass `cls` from a mapping; unknown keys are errors listing the valid ones."""
     data = data or {}
@@ -94,10 +108,10 @@ def from_dict(cls: type[T], data: dict | None, where: str = "config") -> T:
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(fields)}")
     hints = typing.get_type_hints(cls)
-    kwargs = {
-        name: _coerce(value, hints[name], f"{where}.{name}" if where != "config" else name)
-        for name, value in data.items()
-    }
+    kwargs = {}
+    for name, value in data.items():
+        key = f"{where}.{name}" if where != "config" else name
+        kwargs[name] = _check_range(_coerce(value, hints[name], key), fields[name].metadata, key)
     obj = cls(**kwargs)
     validate = getattr(obj, "validate", None)
     if validate:
@@ -130,7 +144,7 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     for item in overrides:
         key, sep, raw = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--set {item!r}: expected key=value (e.g. train.learning_rate=1e-5)")
+            raise ConfigError(f"--set {item!r}: expected key=value (e.g. schedule.learning_rate=1e-5)")
         try:
             value = yaml.safe_load(raw) if raw != "" else ""
         except yaml.YAMLError as e:
@@ -146,6 +160,21 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     return data
 
 
+class UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (where plain YAML keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice (first on line {seen[key] + 1})", key_node.start_mark
+                )
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
 BASE_KEY = "base"  # `base: other.yaml` (relative to the file naming it): start from that config, change what follows
 
 
@@ -159,10 +188,14 @@ def read_config_file(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict:
         chain = " -> ".join(str(p) for p in (*_seen, path.resolve()))
         raise ConfigError(f"{path}: base: cycle ({chain})")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeyLoader) or {}
     except FileNotFoundError:
         where = f" (named as base by {_seen[-1]})" if _seen else ""
         raise ConfigError(f"{path}: config file not found{where}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte offset {e.start}: {e.reason})") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a folder, not a config file") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: malformed YAML: {e}") from None
     if not isinstance(data, dict):

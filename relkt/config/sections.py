@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import typing
 from dataclasses import dataclass, field
@@ -15,6 +16,16 @@ from relkt.names import ALL, named
 # if it had been started with the larger count (epoch e's data order depends only on (seed, e)). It may not shrink.
 # relkt.training.run_folder reads it through `growable_keys`.
 GROWS_ON_RESUME = {"grows_on_resume": True}
+SEED_RANGE = (0, 2**32 - 1)  # numpy's and Keras's seeds
+
+
+def within(lo: float | None = None, hi: float | None = None, above: float | None = None, **more) -> dict:
+    """Field metadata: the value's bounds ([lo, hi], or > above), checked by relkt.config.config_io whenever a config
+    loads, `--print-config` included: one place a setting's range is declared."""
+    return {"range": (lo, hi, above), **more}
+
+
+NON_EMPTY = {"non_empty": True}  # a path setting that must name something (an empty one would mean the current folder)
 
 # A setting that names languages (or sources) or says `all`: `all` is every one found, and an empty list is refused
 # (relkt.config.config_io), never read as "every one". Read it with `chosen` or `named`.
@@ -231,6 +242,25 @@ class DistributeSection:
     tpu_address: str = ""  # tpu: the TPUClusterResolver address ("" = the local/default TPU)
     # Keras mixed policy (embeddings, losses stay float32)
     mixed_precision: Literal["none", "bfloat16", "float16"] = "none"
+
+    def validate(self) -> None:
+        """The devices' names and the environment a strategy needs, before anything is written (whether a named
+        device exists is checked when the strategy is made: it needs TensorFlow)."""
+        bad = [d for d in named(self.devices) or [] if not DEVICE_NAME.match(str(d))]
+        if bad:
+            raise ConfigError(
+                f"distribute.devices: {bad[0]!r} is not a device name (e.g. /gpu:0, /cpu:0, "
+                "/job:worker/replica:0/task:0/device:GPU:0)"
+            )
+        if self.devices != ALL and self.strategy != "mirrored":
+            raise ConfigError(f"distribute.devices names devices for strategy mirrored, not {self.strategy}")
+        if self.strategy == "multi_worker" and not os.environ.get("TF_CONFIG"):
+            raise ConfigError(
+                "distribute.strategy: multi_worker needs TF_CONFIG describing the cluster and this task (unset here)"
+            )
+
+
+DEVICE_NAME = re.compile(r"^(/job:[\w-]+(/replica:\d+)?(/task:\d+)?)?/(device:)?(cpu|gpu|tpu|CPU|GPU|TPU):\d+$")
 
 
 def growable_keys(cls: type, prefix: str = "") -> set[str]:

@@ -9,12 +9,15 @@ from typing import Literal
 
 from relkt.config.sections import (
     GROWS_ON_RESUME,
+    NON_EMPTY,
+    SEED_RANGE,
     DistributeSection,
     EncoderSection,
     EvalSection,
     Names,
     PoolSection,
     ScheduleSection,
+    within,
 )
 from relkt.errors import ConfigError
 from relkt.names import ALL, PAPER_WEIGHTS
@@ -310,10 +313,16 @@ class StudentEncoderSection(EncoderSection):
 class StudentConfig:
     """`python -m relkt.train_student --config FILE [--set key=value ...]`."""
 
-    output_dir: str = "runs/student"  # the run folder: checkpoints, best/, last/, logs, cached teacher targets
-    seed: int = 0  # every random draw of the run (data order, sampling, initialization)
+    output_dir: str = field(
+        default="runs/student", metadata=NON_EMPTY
+    )  # the run folder: checkpoints, best/, last/, logs, cached teacher targets
+    seed: int = field(
+        default=0, metadata=within(*SEED_RANGE)
+    )  # every random draw of the run (data order, sampling, initialization)
     smoke: bool = False  # shrink data, batch and evaluation for a quick end-to-end check
-    verbose: int = 1  # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
+    verbose: int = field(
+        default=1, metadata=within(0, 2)
+    )  # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
     teacher: EncoderSection = field(default_factory=lambda: EncoderSection(spec="hub:runs/teacher/best"))
     student: StudentEncoderSection = field(default_factory=StudentEncoderSection)
     data: StudentDataSection = field(default_factory=StudentDataSection)

@@ -7,11 +7,14 @@ from typing import Literal
 
 from relkt.config.sections import (
     GROWS_ON_RESUME,
+    NON_EMPTY,
+    SEED_RANGE,
     DataSection,
     DistributeSection,
     EncoderSection,
     EvalSection,
     ScheduleSection,
+    within,
 )
 from relkt.errors import ConfigError
 
@@ -47,7 +50,7 @@ class MiningSection:
 
 @dataclass
 class TripletSection:
-    margin: float = 0.24  # the paper's XQuAD margin (0.13 MLQA, 0.27 XORQA)
+    margin: float = field(default=0.24, metadata=within(above=0))  # the paper's XQuAD margin (0.13 MLQA, 0.27 XORQA)
     distance: Literal["cosine", "squared_l2"] = "cosine"  # of the triplet loss and the mining
     batch_size: int = 16  # triplets per step (global, across replicas)
     # Anchors per question: 0 = one per gold answer in every answer language. N > 0 keeps the answer in
@@ -72,10 +75,16 @@ class TripletSection:
 class TeacherConfig:
     """`python -m relkt.train_teacher --config FILE [--set key=value ...]`."""
 
-    output_dir: str = "runs/teacher"  # the run folder: checkpoints, best/, last/, logs
-    seed: int = 0  # every random draw of the run (data order, sampling, initialization)
+    output_dir: str = field(
+        default="runs/teacher", metadata=NON_EMPTY
+    )  # the run folder: checkpoints, best/, last/, logs
+    seed: int = field(
+        default=0, metadata=within(*SEED_RANGE)
+    )  # every random draw of the run (data order, sampling, initialization)
     smoke: bool = False  # shrink data, batch and evaluation for a quick end-to-end check
-    verbose: int = 1  # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
+    verbose: int = field(
+        default=1, metadata=within(0, 2)
+    )  # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
     data: DataSection = field(default_factory=DataSection)
     encoder: EncoderSection = field(default_factory=EncoderSection)
     mining: MiningSection = field(default_factory=MiningSection)

@@ -31,6 +31,8 @@ REQUIRED = ("id", "lang", "question", "answer", "context")
 def _records(path: Path) -> list[tuple[int, dict]]:
     """(line number, record) for every non-empty line; one error naming file, line and field for a bad one."""
     out = []
+    if path.exists() and not path.is_file():  # a named pipe would block the read
+        raise DataError(f"{path}: not a regular file")
     try:
         lines = path.read_bytes().split(b"\n")
     except FileNotFoundError:
@@ -65,7 +67,7 @@ def _answer_start(record: dict, path: Path, number: int) -> int:
     context, answer = record["context"], record["answer"]
     if "answer_start" in record:
         start = record["answer_start"]
-        if context[start : start + len(answer)] != answer:
+        if start < 0 or context[start : start + len(answer)] != answer:
             raise DataError(
                 f"{path}:{number}.answer_start: {start} does not point at the answer {answer!r} in the context"
             )

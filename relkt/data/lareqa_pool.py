@@ -62,6 +62,14 @@ class LareqaPool:
             raise ConfigError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
         datas = source.read(langs)
         side = unit_split([q for d in datas for q in d.questions], unit, **cut)[split]
+        if split != "all" and not any(side.keeps_question(q) for d in datas for q in d.questions):
+            total = sum(len(d.questions) for d in datas)
+            units = len({q.article for d in datas for q in d.questions})
+            raise DataError(
+                f"{source.path}: its {split} split is empty (the source holds {total} questions in {units} articles, "
+                f"none cut into {split} by {', '.join(f'{k}={v}' for k, v in cut.items()) or 'the defaults'}, unit "
+                f"{unit}): change data.split_fractions or data.folds, or give a source with more articles"
+            )
         return cls.from_language_data(datas, side)
 
     @classmethod

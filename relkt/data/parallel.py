@@ -200,6 +200,11 @@ def corpus_examples(
             wanted = chosen(data.corpus_langs, [x for x in langs if x != data.source_lang and x in have])
         else:
             wanted = [x for x in langs if x != data.source_lang and x in have]
+            if not wanted:  # a source named and nothing taken from it is said, never passed over
+                raise DataError(
+                    f"data.{key}: {folder} holds no pair file of a student language ({', '.join(have) or 'none'}; "
+                    f"the students: {', '.join(x for x in langs if x != data.source_lang)})"
+                )
         for lang in wanted:
             pairs = read(folder, lang)
             if pairs.splits is not None:  # a question file: its rows kept for scoring
@@ -209,6 +214,11 @@ def corpus_examples(
                 train, lang_dev = pairs.split(data.corpus_dev_pairs, data.corpus_held_out_sources)
             else:
                 train, lang_dev = pairs.split(0)
+                if not len(train):
+                    raise DataError(
+                        f"data.{key}: {pairs.path} gives no training row (every row is kept for scoring: none is "
+                        "marked `split = train`); mark some train, or leave the folder out"
+                    )
             if key == "corpus_dir":
                 dev[lang] = lang_dev
             question = [en.rstrip().endswith("?") for en in train.en]

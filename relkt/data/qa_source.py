@@ -57,6 +57,8 @@ class QaSource:
         path = Path(path).expanduser()
         if not path.exists():
             raise DataError(f"{path}: no such file or folder")
+        if not (path.is_file() or path.is_dir()):  # a named pipe or a device would block the read, or never end
+            raise DataError(f"{path}: not a regular file or folder")
         try:
             check_format_name(format, "format")
         except DataError as e:

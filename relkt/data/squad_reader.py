@@ -58,6 +58,8 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
     (and logged) rather than failing the whole file.
     """
     path = Path(path)
+    if path.exists() and not path.is_file():  # a named pipe would block the read
+        raise DataError(f"{path}: not a regular file")
     try:
         with path.open(encoding="utf-8-sig") as f:
             doc = json.load(f)
@@ -112,6 +114,11 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                 if not answers:
                     raise DataError(f"{path}: {where_q}.answers: no answer (id {qas_id})")
                 start = _get(answers[0], "answer_start", int, path, f"{where_q}.answers[0]")
+                if not 0 <= start <= len(context):  # a negative offset would be read from the context's end
+                    raise DataError(
+                        f"{path}: {where_q}.answers[0].answer_start: {start} lies outside its context "
+                        f"(0 .. {len(context)})"
+                    )
                 out.questions.append(
                     Question(
                         qas_id=qas_id, lang=lang, text=normal_text(text), article=title, paragraph=p, answer_start=start

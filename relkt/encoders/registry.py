@@ -20,9 +20,23 @@ def build_encoder(spec: str, trainable: bool = True, **options):
     kind = encoder_kinds().get(kind_name)
     if kind is None or (kind.argument == "required" and not arg) or (kind.argument == "none" and colon):
         raise EncoderError(f"unknown encoder spec {spec!r}; valid: {', '.join(spec_usages())}")
-    encoder = kind.build(arg, trainable=trainable, **options)
+    bad = [name for name, value in options.items() if not _plain(value)]
+    if bad:
+        raise ConfigError(f"options.{bad[0]} of encoder {spec}: {options[bad[0]]!r} is not a number, string or list")
+    try:
+        encoder = kind.build(arg, trainable=trainable, **options)
+    except (TypeError, ValueError) as e:
+        if not options:
+            raise
+        raise ConfigError(
+            f"options {options} of encoder {spec}: it cannot be built with them ({str(e).splitlines()[0]})"
+        ) from None
     encoder.trainable = trainable
     return encoder
+
+
+def _plain(value) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str, list, tuple, dict))
 
 
 def extend_encoder_vocabulary(

@@ -10,8 +10,10 @@ retrieval on held-out pairs, as one `Evaluation` (what `relkt evaluate` prints a
 
 from __future__ import annotations
 
+import json
 import logging
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +26,7 @@ from relkt.config.config_io import read_config_file
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
-from relkt.errors import ConfigError
+from relkt.errors import ConfigError, DataError
 from relkt.io import atomic_files, json_text
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EncodingCache, run_evaluators
@@ -104,6 +106,10 @@ def score(
     from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.encoder_kind import kind_of  # deferred: loads the kinds, TensorFlow with them
 
+    if not isinstance(encoder, str) and not callable(getattr(encoder, "encode", None)):
+        raise ConfigError(f"encoder: expected a spec (e.g. 'muse') or a built encoder, got {type(encoder).__name__}")
+    if data is not None and not isinstance(data, PoolSection):
+        raise ConfigError(f"data: expected a PoolSection (or a stage config's data), got {type(data).__name__}")
     settings = data or PoolSection()
     settings.validate()
     pool = load_split(settings, split, langs=list(langs) if langs else None)
@@ -172,12 +178,45 @@ def _kinds():
 
 def write_evaluation(result: Evaluation, output: str | Path) -> Path:
     """The results JSON at `output` and its per-question scores beside it (`per_question_path`), as one unit."""
+    return write_result_pair(result.results, result.per_question, output)
+
+
+PAIR_KEY = "per_question_key"  # one random key in the results JSON and its .per_question.npz: the two belong together
+
+
+def write_result_pair(results: dict, per_question: dict, output: str | Path) -> Path:
+    """`results` as JSON at `output` and `per_question` beside it, both or neither, sharing a new key, so that a JSON
+    left beside another run's arrays (a write interrupted between its two renames) is told apart."""
     output = Path(output)
     npz = per_question_path(output)
+    key = uuid.uuid4().hex
+    arrays = {k: v for k, v in per_question.items() if k != PAIR_KEY}
     with atomic_files([npz, output]) as (per_question_file, json_file):
-        np.savez(per_question_file, **result.per_question)
-        json_file.write(json_text(result.results).encode("utf-8"))
+        np.savez(per_question_file, **arrays, **{PAIR_KEY: np.array(key)})
+        json_file.write(json_text({**results, PAIR_KEY: key}).encode("utf-8"))
     return output
+
+
+def read_per_question(output: str | Path) -> dict[str, np.ndarray]:
+    """The per-question arrays beside the results JSON at `output`; a DataError when the two do not carry the same
+    key (files of two runs), naming both. Files written before the key existed are read as they are."""
+    output = Path(output)
+    npz = per_question_path(output)
+    with np.load(npz) as z:
+        arrays = {k: z[k] for k in z.files}
+    theirs = str(arrays.pop(PAIR_KEY)) if PAIR_KEY in arrays else None
+    try:
+        ours = json.loads(output.read_text(encoding="utf-8")).get(PAIR_KEY)
+    except (FileNotFoundError, json.JSONDecodeError):
+        ours = None
+    if ours is not None and theirs is not None and ours != theirs:
+        raise DataError(
+            f"{output} and {npz} are not one pair (keys {ours[:8]} and {theirs[:8]}): the scoring that wrote them was "
+            "interrupted between its two files; score again"
+        )
+    if (ours is None) != (theirs is None) and output.exists():
+        raise DataError(f"{output} and {npz} are not one pair (only one of them carries {PAIR_KEY}); score again")
+    return arrays
 
 
 def warn_cut_units(encoder, units: dict[str, EnglishAnswerUnits]) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from relkt.analysis import gap_to_english, mcnemar, paired_bootstrap
 from relkt.errors import DataError
-from relkt.jobs.scoring import per_question_path
+from relkt.jobs.scoring import per_question_path, read_per_question
 
 UNITS = ("pool", "article", "paragraph", "sentence", "scored_article", "scored_paragraph")
 
@@ -85,8 +85,7 @@ def load_per_question(path: Path) -> dict[str, np.ndarray]:
         raise FileNotFoundError(
             f"{npz}: no per-question scores beside {path}; re-run relkt evaluate with --output {path}"
         )
-    with np.load(npz) as z:
-        return {k: z[k] for k in z.files}
+    return read_per_question(path)
 
 
 def align(a: dict, b: dict, a_path: Path, b_path: Path) -> tuple[dict, dict]:

@@ -41,7 +41,7 @@ from relkt.data.selection import scored_source, train_source
 from relkt.errors import ConfigError
 from relkt.io import atomic_files, atomic_write_json, atomic_write_npz, atomic_write_text, link_tree
 from relkt.jobs.pool import run_pool
-from relkt.jobs.scoring import per_question_path, score, write_evaluation
+from relkt.jobs.scoring import per_question_path, read_per_question, score, write_evaluation, write_result_pair
 from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
 from relkt.recipes.comparison import comparison
 from relkt.recipes.setups import Setup
@@ -280,8 +280,7 @@ class CrossValidation:
         results = json.loads(best_score.read_text())
         setup = {k: v for k, v in results["setup"].items() if k not in ("encode_seconds", "score_seconds")}
         results["setup"] = {**setup, "same_export_as": best_score.name}
-        atomic_write_npz(per_question_path(output), **read_scores(best_score))
-        atomic_write_json(output, results)
+        write_result_pair(results, read_scores(best_score), output)
 
 
 def score_run(
@@ -368,8 +367,7 @@ def wall_seconds(out: Path) -> str:
 
 
 def read_scores(path: Path) -> dict[str, np.ndarray]:
-    with np.load(per_question_path(path)) as z:
-        return {k: z[k] for k in z.files}
+    return read_per_question(path)
 
 
 def combine_groups(groups: Sequence[StudentGroup], scored: dict[str, Path], output: Path) -> dict:

@@ -8,6 +8,7 @@ import os
 import keras
 import tensorflow as tf
 
+from relkt.errors import ConfigError
 from relkt.names import named
 
 POLICIES = {"none": "float32", "bfloat16": "mixed_bfloat16", "float16": "mixed_float16"}
@@ -19,11 +20,27 @@ def make_strategy(section) -> tf.distribute.Strategy:
     if section.strategy == "default":
         return tf.distribute.get_strategy()
     if section.strategy == "mirrored":
-        return tf.distribute.MirroredStrategy(named(section.devices))
+        devices = named(section.devices)
+        have = {d.name.lower().replace("/device:", "/") for d in tf.config.list_logical_devices()}
+        have |= {name.rsplit("/", 1)[-1] for name in have}
+        missing = [d for d in devices or [] if d.lower().replace("/device:", "/").split("/")[-1] not in have]
+        if missing:
+            raise ConfigError(
+                f"distribute.devices: {', '.join(missing)} not on this machine (it has "
+                f"{', '.join(d.name for d in tf.config.list_logical_devices())})"
+            )
+        return tf.distribute.MirroredStrategy(devices)
     if section.strategy == "multi_worker":
         if "TF_CONFIG" not in os.environ:
-            raise ValueError("distribute.strategy=multi_worker needs TF_CONFIG describing the cluster and this task")
+            raise ConfigError("distribute.strategy=multi_worker needs TF_CONFIG describing the cluster and this task")
         return tf.distribute.MultiWorkerMirroredStrategy()
+    try:
+        return _tpu_strategy(section)
+    except (ValueError, tf.errors.OpError) as e:
+        raise ConfigError(f"distribute.strategy=tpu: no TPU to connect to ({str(e).splitlines()[0]})") from None
+
+
+def _tpu_strategy(section) -> tf.distribute.Strategy:
     resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=section.tpu_address or None)
     tf.config.experimental_connect_to_cluster(resolver)
     tf.tpu.experimental.initialize_tpu_system(resolver)

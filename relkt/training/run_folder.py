@@ -3,7 +3,6 @@ the log file, and the precision policy reset after."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -20,7 +19,7 @@ from relkt.config.config_io import upgraded
 from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.errors import ConfigError, WriteError
-from relkt.io import atomic_write_json, os_reason, write_errors
+from relkt.io import atomic_write_json, file_fingerprint, os_reason, write_errors
 from relkt.names import ALL
 from relkt.training.run_lock import RunLock
 
@@ -102,15 +101,6 @@ def prepare_output_dir(config: Any, write: bool = True) -> Path:
 
 
 FINGERPRINTS = "fingerprints.json"
-
-
-def file_fingerprint(path: Path) -> dict:
-    """Size and sha256 of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return {"bytes": path.stat().st_size, "sha256": h.hexdigest()}
 
 
 def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
@@ -228,15 +218,59 @@ def unshare_in_place_files(out: Path) -> None:
             os.replace(private, path)
 
 
+MARKER = ".relkt-run"  # what makes a folder relkt's run folder: written when relkt first claims it
+
+
+def claim_run_folder(out: Path) -> bool:
+    """Refuse a folder relkt did not make, or one holding a link where its files go; mark a new one as relkt's.
+    Returns whether the folder was new (absent or empty): a run that fails before training leaves such a folder as
+    it found it."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"output_dir {out}: not a folder")
+    entries = sorted(out.iterdir()) if out.is_dir() else []
+    links = [p.name for p in entries if p.is_symlink()]
+    if links:
+        raise ConfigError(
+            f"output_dir {out}: holds symbolic links ({', '.join(links[:5])}); relkt writes its own files there and "
+            "follows no link: remove them, or choose another output_dir"
+        )
+    older_run = (out / "config.yaml").is_file() and any(
+        (out / name).exists() for name in ("checkpoint", "train.log", "summary.json", FINGERPRINTS)
+    )
+    if entries and not (out / MARKER).is_file() and not older_run:
+        shown = ", ".join(p.name for p in entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
+        raise ConfigError(
+            f"output_dir {out}: not a relkt run folder (it holds {shown}, and no {MARKER}); relkt writes only into a "
+            "new or empty folder, or one of its own runs: choose another output_dir"
+        )
+    fresh = not entries
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / MARKER).exists():
+        (out / MARKER).write_text("a relkt run folder\n", encoding="utf-8")
+    return fresh
+
+
+def _empty_again(out: Path) -> None:
+    """Everything a refused run wrote into a folder that was new, gone; the folder itself only if relkt made it."""
+    for p in out.iterdir():
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+
+
 def run_trainer(trainer_cls, config, **given) -> dict:
     """Lock the run folder (one writer; what an interrupted run left is cleaned up), check and write its config,
     log into it, run `trainer_cls(config, **given)` (`given`: what the caller built already, handed to the stage);
     the precision policy is reset after."""
 
     writer = writes_run_folder(config)
+    existed = Path(config.output_dir).exists()
+    fresh = claim_run_folder(Path(config.output_dir)) if writer else False
     if writer:
         unshare_in_place_files(Path(config.output_dir))
     lock = RunLock(config.output_dir) if writer else None
+    started = False
     try:
         if lock is not None:
             lock.clean_debris()
@@ -246,6 +280,7 @@ def run_trainer(trainer_cls, config, **given) -> dict:
             trainer = trainer_cls(config, **given)
             if lock is not None:
                 check_fingerprints(out, {**data_fingerprints(config), **trainer.fingerprints()})
+            started = True
             return trainer.run()
         finally:
             keras.mixed_precision.set_dtype_policy("float32")  # the precision policy is process-global
@@ -255,3 +290,9 @@ def run_trainer(trainer_cls, config, **given) -> dict:
     finally:
         if lock is not None:
             lock.release()
+        if fresh and not started:  # refused or failed before training: the folder as it was found
+            out_dir = Path(config.output_dir)
+            if out_dir.is_dir():
+                _empty_again(out_dir)
+                if not existed:
+                    out_dir.rmdir()

@@ -36,7 +36,8 @@ class RunLock:
             raise ConfigError(f"output_dir {self.folder} is a file, not a folder")
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / LOCK_FILE
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        # O_NOFOLLOW: a `.lock` that is a link to a file elsewhere is refused, never truncated
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

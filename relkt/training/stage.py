@@ -162,6 +162,11 @@ def _finished_without_checkpoint(harness: RunHarness, epochs: int) -> dict[str, 
     """A finished run whose checkpoint/ was deleted (to free disk; best/ and last/ are the results) is left as it is:
     training it again from scratch would overwrite best/. Training it on to more epochs needs the checkpoint."""
     summary = json.loads((harness.out / "summary.json").read_text())
+    if not isinstance(summary, dict) or "epochs_completed" not in summary:
+        raise CheckpointError(
+            f"{harness.out / 'summary.json'}: not a relkt run summary (no epochs_completed) in a folder with no "
+            "checkpoint/: remove it to train, or use a new output_dir"
+        )
     if summary.get("stopped_early") or summary.get("epochs_completed", 0) >= epochs:
         log.info("%s: this run already finished (summary.json; its checkpoint/ is gone); nothing to do", harness.out)
         return {**summary, "already_finished": True}
