@@ -254,3 +254,52 @@ def test_smoke_shrinks_what_the_flags_name_and_set_wins_last(tmp_path, inputs):
     assert config.data.more_pairs == {str(inputs["questions"]): 32} and config.data.corpus_pairs_per_lang == 32
     assert config.student.language_rows.replay_pairs_per_lang == 32  # the controls' share, 4,000 in the recipe
     assert config.data.corpus_dev_pairs == 10
+
+
+@pytest.mark.slow
+def test_teach_and_coverage_run_from_python_alone_each_pair_file_read_once(tmp_path, inputs, monkeypatch):
+    """The library face (#80): a typed request in, a result object out, no argv; every pair and question file is
+    parsed once (the checks, the student's inputs and the report share one read)."""
+    from relkt import api
+    from relkt.data import parallel_corpus
+
+    parsed = []
+    real = parallel_corpus.read_parallel_tsv
+
+    def counting(path, *args, **kwargs):
+        parsed.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(parallel_corpus, "read_parallel_tsv", counting)
+    request = api.TeachRequest(
+        langs=["fi"],
+        controls=["de"],
+        pairs_dir=str(inputs["pairs"]),
+        questions_dir=str(inputs["questions"]),
+        qa_dir=str(inputs["qa"]),
+        teacher=f"muse:{inputs['base']}",
+        output=str(tmp_path / "teach"),
+        smoke=True,
+        set=["data.corpus_dev_pairs=10", "student.extend_vocab.pieces=40", "eval.every_steps=5"],
+    )
+    result = api.teach(request)
+    assert isinstance(result, api.TeachResult) and result.report.is_file()
+    assert result.coverage is not None and list(result.coverage.report["figures"]) == ["zero-shot", "student"]
+    assert result.summary["coverage"] == result.coverage.report  # handed over in memory, not re-read
+    assert sorted(parsed) == sorted(set(parsed)), f"a pair file parsed twice: {parsed}"
+    assert {p.rsplit("/", 2)[-2] + "/" + p.rsplit("/", 1)[-1] for p in parsed} == {
+        "pairs/fi.tsv",
+        "pairs/de.tsv",
+        "questions/fi.tsv",
+    }
+    again = api.coverage(
+        api.CoverageRequest(
+            encoders={"zero-shot": f"muse:{inputs['base']}"},
+            langs=["fi"],
+            pairs_dir=str(inputs["pairs"]),
+            dev_pairs=10,
+            output=str(tmp_path / "coverage"),
+        )
+    )
+    assert isinstance(again, api.CoverageResult) and "fi" in again.report["setup"]["langs"]
+    assert again.report_md.read_text(encoding="utf-8") == again.markdown
