@@ -10,10 +10,10 @@ command) parse their flags into these same calls.
 | scoring | `score(encoder, data, split, ...)` | `Evaluation` |
 | cross-validation | `cross_validate(teacher_yaml, student_yaml, output, folds)` | `CrossvalResult` |
 | coverage of languages, language bias | `coverage(CoverageRequest(...))` | `CoverageResult` |
-| tokenizer audit | `audit(AuditRequest(...))` | `(table, report)` |
+| tokenizer audit | `audit(AuditRequest(...))` | `AuditResult` |
 | teaching languages | `teach(TeachRequest(...))` | `TeachResult` |
 | WiSE-FT interpolation | `interpolate(InterpolateRequest(...))` | `InterpolateResult` |
-| results side by side | `compare(paths, against, unit)` | Markdown text |
+| results side by side | `compare(paths, against, unit)` | the Markdown comparison (`str`) |
 
     from relkt import api
 
@@ -43,7 +43,7 @@ from relkt.jobs.audit import audit_pool
 from relkt.jobs.coverage import run as _coverage
 from relkt.jobs.interpolate import interpolate as _interpolate
 from relkt.jobs.requests import AuditRequest, CoverageRequest, InterpolateRequest, PoolRequest, TeachRequest
-from relkt.jobs.results import CoverageResult, InterpolateResult, RunResult, TeachResult
+from relkt.jobs.results import AuditResult, CoverageResult, InterpolateResult, RunResult, TeachResult
 from relkt.jobs.scoring import Evaluation, score
 from relkt.jobs.teach import teach as _teach
 from relkt.recipes.comparison import comparison
@@ -51,6 +51,7 @@ from relkt.recipes.crossval import CrossValidation, CrossvalResult
 
 __all__ = [
     "AuditRequest",
+    "AuditResult",
     "CoverageRequest",
     "CoverageResult",
     "CrossvalResult",
@@ -145,10 +146,10 @@ def coverage(request: CoverageRequest) -> CoverageResult:
     return _coverage(request)
 
 
-def audit(request: AuditRequest) -> tuple[str, dict]:
-    """Each encoder's tokenizer on a pool's texts, nothing encoded: (the table, the report)."""
+def audit(request: AuditRequest) -> AuditResult:
+    """Each encoder's tokenizer on a pool's texts, nothing encoded: its table and report."""
     _expect(request, AuditRequest, "request", "an AuditRequest")
-    return audit_pool(request)
+    return AuditResult(*audit_pool(request))
 
 
 def teach(request: TeachRequest, command: str = "") -> TeachResult:

@@ -50,7 +50,7 @@ def test_student_learns_german_and_teacher_stays_bit_identical(synthetic_data, t
     from relkt.data.selection import dev_pool
     from relkt.metrics import LareqaEvaluator
 
-    teacher_dev = LareqaEvaluator(dev_pool(cfg))(trainer.teacher)["xx_en/de/P@1"]
+    teacher_dev = LareqaEvaluator(dev_pool(cfg.data, cfg.eval, cfg.seed))(trainer.teacher)["xx_en/de/P@1"]
     assert summary["best"]["value"] > teacher_dev, (summary["best"], teacher_dev)
     assert (tmp_path / "run" / "best" / "relkt.json").exists() and (tmp_path / "run" / "teacher_targets.npz").exists()
 
@@ -185,7 +185,7 @@ def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, t
         student_config(tmp_path, synthetic_data, teacher_dir, **{"eval.at_start": True, "distill.epochs": 1}),
     )
     trainer = StudentTrainer(cfg)
-    teacher_dev = LareqaEvaluator(dev_pool(cfg))(trainer.teacher)["xx_en/de/P@1"]
+    teacher_dev = LareqaEvaluator(dev_pool(cfg.data, cfg.eval, cfg.seed))(trainer.teacher)["xx_en/de/P@1"]
     summary = trainer.run()
     history = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     # Step 0 scores the untrained student, a copy of the teacher: the teacher's own dev score.

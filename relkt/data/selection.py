@@ -1,10 +1,13 @@
 """Which questions and candidates a stage trains and evaluates on: every selection of the pool a run makes,
-read off its config's `data` and `eval` sections, in one place."""
+read off its config's `data` and `eval` sections (never the whole config), in one place. The sections are typed by
+what is read of them (the protocols below: relkt.data imports no config code; relkt.config's sections have these
+fields)."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -20,6 +23,38 @@ from relkt.names import ALL, chosen, named
 log = logging.getLogger(__name__)
 
 
+class PoolSettings(Protocol):
+    """Which source and split (relkt.config.PoolSection)."""
+
+    data_dir: str | None
+    format: str
+    test_dir: str | None
+    test_format: str
+    split_fractions: Sequence[float]
+    split_seed: int
+    split_unit: str
+    allow_test_overlap: bool
+    folds: int
+    fold: int
+    with_context: bool
+    max_train_questions: int
+
+
+class StageData(PoolSettings, Protocol):
+    """A stage's `data` section: the pool's settings and the languages it trains (teacher or student)."""
+
+    source_lang: str
+
+
+class EvalSettings(Protocol):
+    """The `eval` section: what dev scores (relkt.config.EvalSection)."""
+
+    langs: Any
+    question_langs: Any
+    max_questions: int
+    xx_en_units: Sequence[str]
+
+
 def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
     """Keep `n` questions drawn at random (seeded); all candidates stay."""
     if n <= 0 or n >= len(pool.questions):
@@ -30,23 +65,23 @@ def sample_questions(pool: LareqaPool, n: int, seed: int) -> LareqaPool:
     )
 
 
-def train_source(data: Any, download: bool = True) -> QaSource:
+def train_source(data: PoolSettings, download: bool = True) -> QaSource:
     """The training source: `data.data_dir` (else $RELKT_DATA_DIR, the cache, a download) read as `data.format`."""
     return QaSource.open(resolve_data_dir(data.data_dir, download=download), getattr(data, "format", "auto"))
 
 
-def test_source(data: Any) -> QaSource | None:
+def test_source(data: PoolSettings) -> QaSource | None:
     """`data.test_dir` read as `data.test_format`, or None: the test split of the training source."""
     return QaSource.open(data.test_dir, data.test_format) if getattr(data, "test_dir", "") else None
 
 
-def scored_source(data: Any, split: str) -> tuple[QaSource, str]:
+def scored_source(data: PoolSettings, split: str) -> tuple[QaSource, str]:
     """The source a split is read from, and the split within it: `test` with a test source is all of that source."""
     test = test_source(data) if split == "test" else None
     return (test, "all") if test is not None else (train_source(data), split)
 
 
-def load_split(data: Any, split: str, langs=None) -> LareqaPool:
+def load_split(data: PoolSettings, split: str, langs=None) -> LareqaPool:
     """The pool of one split, as a config's (or CLI's) `data` settings cut it. The test split of a run with a test
     source is that source whole, refused if it shares an article, context or question id with the training source."""
     source, within = scored_source(data, split)
@@ -66,7 +101,7 @@ def load_split(data: Any, split: str, langs=None) -> LareqaPool:
     return LareqaPool.from_language_data(tested)
 
 
-def measured_split(data: Any, langs=None) -> dict[str, Any]:
+def measured_split(data: PoolSettings, langs=None) -> dict[str, Any]:
     """The split a run's `data` settings cut, as every result states it: the unit, and the share of test questions
     whose context and whose article a training question shares (`relkt.data.splits.split_overlap`), measured on the
     languages `langs` (None: all) that the run's pools are cut from; 0 and 0 by construction for an article split and
@@ -95,7 +130,7 @@ def measured_split(data: Any, langs=None) -> dict[str, Any]:
     }
 
 
-def check_test_source(data: Any) -> None:
+def check_test_source(data: PoolSettings) -> None:
     """A run with `data.test_dir` is refused at its start, not when it is scored, if the test source shares an
     article, context or question id with the training source (relkt.data.unseen). A split that lets test questions'
     contexts or articles train (data.split_unit, allowed by data.allow_test_overlap) is said, with its measure."""
@@ -115,12 +150,12 @@ def check_test_source(data: Any) -> None:
         check_unseen(train.read(), test.read(), str(train.path), str(test.path))
 
 
-def more_qa_sources(data: Any) -> list[QaSource]:
+def more_qa_sources(data: PoolSettings) -> list[QaSource]:
     """The teacher's `data.more_qa` sources, opened (none for a student's data)."""
     return [QaSource.open(path) for path in getattr(data, "more_qa", [])]
 
 
-def more_qa_pools(data: Any) -> list[LareqaPool]:
+def more_qa_pools(data: PoolSettings) -> list[LareqaPool]:
     """Each `data.more_qa` source whole, its `data.train_langs` questions against its `data.answer_langs`
     candidates; refused if it shares an article, context or question id with the training source (whose dev and
     test come from it) or the test source, or holds no train_langs question."""
@@ -146,12 +181,12 @@ def more_qa_pools(data: Any) -> list[LareqaPool]:
     return pools
 
 
-def pool_langs(data: Any) -> list[str] | None:
+def pool_langs(data: PoolSettings) -> list[str] | None:
     """The languages a stage's training pool is cut from: a teacher's train and answer languages, a student's all."""
     return sorted(set(data.train_langs) | set(data.answer_langs)) if hasattr(data, "train_langs") else None
 
 
-def teacher_pool(data: Any, seed: int) -> LareqaPool:
+def teacher_pool(data: PoolSettings, seed: int) -> LareqaPool:
     """The teacher's training pool: `data.train_langs` questions against `data.answer_langs` candidates of the
     train split (as passages with `answer_unit: passage`), `data.max_train_questions` of them if set."""
     check_test_source(data)
@@ -168,7 +203,7 @@ def teacher_pool(data: Any, seed: int) -> LareqaPool:
     return sample_questions(pool, data.max_train_questions, seed)
 
 
-def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str], list[str]]:
+def student_pool(data: StageData, seed: int) -> tuple[LareqaPool, list[str], list[str], list[str]]:
     """The student's training pool, the languages its QA examples come from, every student language, and every
     training text of those languages (what vocabulary extension reads: all of them, not just the sampled questions).
 
@@ -219,27 +254,21 @@ def student_pool(data: Any, seed: int) -> tuple[LareqaPool, list[str], list[str]
     return pool, qa_langs, list(langs), language_texts
 
 
-def dev_pool(config: Any) -> LareqaPool:
+def dev_pool(data: PoolSettings, eval: EvalSettings, seed: int) -> LareqaPool:  # noqa: A002 (the section's name)
     """The dev split a run evaluates on: `eval.langs` (the questions of `eval.question_langs` alone, when set),
     passages for a passage teacher, `eval.max_questions`."""
-    pool = load_split(config.data, "dev", langs=named(config.eval.langs))
-    if config.eval.question_langs != ALL:
-        pool = pool.subset(question_langs=config.eval.question_langs)
-    if getattr(config.data, "answer_unit", "sentence") == "passage":
+    pool = load_split(data, "dev", langs=named(eval.langs))
+    if eval.question_langs != ALL:
+        pool = pool.subset(question_langs=eval.question_langs)
+    if getattr(data, "answer_unit", "sentence") == "passage":
         pool = pool.to_passages()
-    return sample_questions(pool, config.eval.max_questions, config.seed)
+    return sample_questions(pool, eval.max_questions, seed)
 
 
-def languages_read(config: Any) -> set[str] | None:
+def languages_read(data: PoolSettings, eval: EvalSettings) -> set[str] | None:  # noqa: A002
     """The languages whose files a run reads (None: every file of the folder): what its fingerprints must cover,
     and no more (a file it never reads cannot change its result). A teacher reads its train and answer languages,
     its dev languages (all when `eval.langs` says all) and English for `eval.xx_en_units`; a student reads all."""
-    data = config.data
-    if not hasattr(data, "train_langs") or config.eval.langs == ALL:
+    if not hasattr(data, "train_langs") or eval.langs == ALL:
         return None
-    return (
-        set(data.train_langs)
-        | set(data.answer_langs)
-        | set(config.eval.langs)
-        | ({"en"} if config.eval.xx_en_units else set())
-    )
+    return set(data.train_langs) | set(data.answer_langs) | set(eval.langs) | ({"en"} if eval.xx_en_units else set())

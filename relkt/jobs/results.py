@@ -72,3 +72,11 @@ class RunResult:
     def best_metric(self) -> float:
         """The dev primary metric at the best step (`summary["best"]["value"]`)."""
         return float(self.summary["best"]["value"])
+
+
+@dataclass
+class AuditResult:
+    """Each encoder's tokenizer on a pool's texts: `table` to print, `report` ({split, texts, audits})."""
+
+    table: str
+    report: dict[str, Any]

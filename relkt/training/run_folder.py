@@ -147,7 +147,7 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
 def data_fingerprints(config: Any) -> dict[str, dict]:
     """`data/{file}`: size and hash of each QA file the run reads (`languages_read`) of its training source."""
     source = train_source(config.data, download=False)
-    langs = languages_read(config) if source.format == "squad" else None
+    langs = languages_read(config.data, config.eval) if source.format == "squad" else None
     return {
         f"data/{path.name}": file_fingerprint(path)
         for key, path in sorted(source.files().items())

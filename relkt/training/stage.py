@@ -88,7 +88,7 @@ def dev_evaluators(config: Any, encoder) -> list[Evaluator]:
     """The dev metrics the config asks for, as a list of evaluators: LAReQA and XX->EN over the run's dev split
     (`lareqa/...`, `xx_en/...`, `bitext/...`), and with `eval.xx_en_units` the dev questions ranking every English
     unit of the data set, read whole (`reading_whole` on `encoder`) as relkt evaluate reads them."""
-    pool = dev_pool(config)
+    pool = dev_pool(config.data, config.eval, config.seed)
     evaluators: list[Evaluator] = [
         LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
     ]
