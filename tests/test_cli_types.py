@@ -34,7 +34,7 @@ def test_good_flags_parse(tmp_path):
 def test_every_flag_has_help_that_shows_its_default(cli):
     import importlib
 
-    parser = importlib.import_module(f"relkt.{cli}").build_parser()
+    parser = importlib.import_module(f"relkt.cli.{cli}").build_parser()
     for action in parser._actions:
         if action.dest == "help":
             continue

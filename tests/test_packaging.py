@@ -95,7 +95,7 @@ def test_importing_relkt_changes_nothing_in_the_process():
 def test_a_cli_still_quiets_tensorflow():
     """The CLIs install the quiet import before TensorFlow loads: the one thing `import relkt` used to do."""
     code = (
-        "import os, sys; from relkt.cli import run_cli; "
+        "import os, sys; from relkt.cli.common import run_cli; "
         "run_cli(lambda: 0); "
         "from relkt.cli.quiet_tensorflow import QuietTensorFlowImport; "
         "assert os.environ['TF_CPP_MIN_LOG_LEVEL'] == '3'; "

@@ -226,7 +226,7 @@ def test_no_controls_with_the_network_training_is_warned_before_it_trains(tmp_pa
         )
         with caplog.at_level("WARNING", logger="relkt.jobs.teach"), pytest.raises(Stop):
             teach.teach(request)
-        assert ("no --controls" in caplog.text) == warned
+        assert ("no controls (TeachRequest.controls)" in caplog.text) == warned
     rows_only = teach.TeachRequest(
         langs=["fi"],
         pairs_dir=str(inputs["pairs"]),
@@ -237,7 +237,7 @@ def test_no_controls_with_the_network_training_is_warned_before_it_trains(tmp_pa
     caplog.clear()
     with caplog.at_level("WARNING", logger="relkt.jobs.teach"), pytest.raises(Stop):
         teach.teach(rows_only)
-    assert "no --controls" not in caplog.text
+    assert "no controls" not in caplog.text
 
 
 def test_smoke_shrinks_what_the_flags_name_and_set_wins_last(tmp_path, inputs):

@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from relkt import train_student
+from relkt.cli import train_student
 from relkt.config import StudentConfig, load_config
 from relkt.io import atomic_write_json, atomic_write_text
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from relkt import evaluate, train_teacher
+from relkt.cli import evaluate, train_teacher
 from relkt.config import TeacherConfig, load_config
 
 

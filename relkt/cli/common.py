@@ -4,7 +4,9 @@ exit 130) and the trainers' `--config/--set/--smoke/--print-config` door onto `r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,7 +23,10 @@ EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by SIGINT
 
 
 def run_cli(
-    body: Callable[[], int], verbose: bool = True, interrupted: str = "interrupted; nothing was written"
+    body: Callable[[], int],
+    verbose: bool = True,
+    interrupted: str = "interrupted; nothing was written",
+    request: type | None = None,
 ) -> int:
     """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING. Each way it can fail is one line on
     stderr, never a traceback: a RelktError (bad input) is `error: ...` and exit code 2; an OS error (a write to a
@@ -49,8 +54,17 @@ def run_cli(
         print(f"error: {where}{e if isinstance(e, WriteError) else os_reason(e)}", file=sys.stderr)
         return 1
     except RelktError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {as_flags(str(e), request) if request else e}", file=sys.stderr)
         return 2
+
+
+def as_flags(message: str, request: type) -> str:
+    """A library message naming a request's fields (`CoverageRequest.new_lang 'xx'`) as the command line names them
+    (`--new-lang 'xx'`): the user typed flags."""
+    for f in dataclasses.fields(request):
+        flag = "--" + f.name.replace("_", "-")
+        message = re.sub(rf"\b\w+Request\.{f.name}\b", flag, message)
+    return message
 
 
 def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:

@@ -145,11 +145,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = run(request(args))
         if result.table:
             print(result.table)
+            for line in result.report.get("skipped", {}).values():
+                print(line, file=sys.stderr)
         figures = len(list(result.output.rglob("*.png")))
         print(f"wrote {result.output / 'report.md'} and {result.output / 'report.json'} ({figures} figures)")
         return 0
 
-    return run_cli(body)
+    return run_cli(body, request=CoverageRequest)
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ def parse_args(argv: Sequence[str] | None = None):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: run(parse_args(argv)), interrupted="interrupted; nothing was written")
+    return run_cli(lambda: run(parse_args(argv)), interrupted="interrupted; nothing was written", request=PoolRequest)
 
 
 def run(args) -> int:

@@ -110,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {out} (alpha {result.alpha:g}) and {out.parent / (out.name + '.interpolation.json')}")
         return 0
 
-    return run_cli(body)
+    return run_cli(body, request=InterpolateRequest)
 
 
 if __name__ == "__main__":

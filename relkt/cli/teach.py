@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {result.report} and {result.output / 'teach.json'}")
         return 0
 
-    return run_cli(body, interrupted="interrupted; rerun the same command to resume the student")
+    return run_cli(body, interrupted="interrupted; rerun the same command to resume the student", request=TeachRequest)
 
 
 if __name__ == "__main__":

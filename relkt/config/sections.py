@@ -50,7 +50,7 @@ SPLIT_UNITS = ("article", "context", "question")
 @dataclass
 class PoolSection:
     """Where the data is and how its articles split: what every stage and scoring CLI shares (the CLIs' pool
-    flags, `relkt.cli.add_pool_arguments`, take their defaults from here)."""
+    flags, `relkt.cli.pool_flags.add_pool_arguments`, take their defaults from here)."""
 
     data_dir: str | None = None  # the training source (a folder or file); default: $RELKT_DATA_DIR, cache, download
     # Its format, a name of relkt.data.qa_format.QA_FORMATS: squad (SQuAD JSON, with or without sentence breaks), mlqa,

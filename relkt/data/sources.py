@@ -53,7 +53,7 @@ def resolve_data_dir(data_dir: str | Path | None = None, download: bool = True) 
     if data_dir is not None and str(data_dir) != "":
         directory = Path(data_dir).expanduser()
         if not directory.exists():
-            raise DataError(f"data dir {directory}: no such file or folder")
+            raise DataError(f"data dir {directory} does not exist")
         return directory
     if os.environ.get(ENV_VAR):
         directory = Path(os.environ[ENV_VAR]).expanduser()

@@ -10,14 +10,10 @@ tokenizer (n-gram hashing, mUSE's in-graph sentencepiece) are named and skipped.
 
 from __future__ import annotations
 
-import logging
-
 from relkt.errors import ConfigError
 from relkt.jobs.pool import load_pool
 from relkt.jobs.requests import AuditRequest
 from relkt.reports.tables import audit_table
-
-log = logging.getLogger(__name__)
 
 TEXTS = ("questions", "candidates", "both")
 
@@ -42,14 +38,19 @@ def audit_pool(args: AuditRequest) -> tuple[str, dict]:
         encoder = build_encoder(spec, trainable=False)
         tokenizer = tokenizer_of(encoder)
         if tokenizer is None:
-            log.warning("%s (%s): no WordPiece tokenizer to audit; skipped", name, spec)
-            audits[name] = None
+            audits[name] = None  # the table leaves it out; the report says why (`skipped`)
             continue
         limit = max_length_of(encoder)
         audits[name] = {
             lang: audit_tokenizer(tokenizer, texts, max_length=limit) for lang, texts in texts_by_lang.items()
         }
-    return audit_table(audits, pool.langs), {"split": args.split, "texts": args.texts, "audits": audits}
+    skipped = {
+        name: f"{name} ({spec}): no WordPiece tokenizer to audit; skipped"
+        for name, spec in specs.items()
+        if audits[name] is None
+    }
+    report = {"split": args.split, "texts": args.texts, "audits": audits, "skipped": skipped}
+    return audit_table(audits, pool.langs), report
 
 
 def encoder_specs(request: AuditRequest) -> dict[str, str]:

@@ -161,7 +161,9 @@ def run_bias(args: CoverageRequest, out: Path) -> CoverageResult:
     out.mkdir(parents=True, exist_ok=True)
     pool = load_pool(args)
     if args.new_lang and args.new_lang not in pool.langs:
-        raise ConfigError(f"new_lang {args.new_lang!r} is not in the pool; valid: {', '.join(pool.langs)}")
+        raise ConfigError(
+            f"CoverageRequest.new_lang {args.new_lang!r} is not in the pool; valid: {', '.join(pool.langs)}"
+        )
     evaluator = LareqaEvaluator(pool, batch_size=args.batch_size)
     reports = {}
     for name, spec in specs.items():

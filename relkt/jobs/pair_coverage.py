@@ -63,7 +63,8 @@ def read_items(args: CoverageRequest, pair_files: PairFiles | None = None) -> Pa
     missing = [x for x in langs if x not in have]
     if missing:
         raise DataError(
-            f"pairs_dir {args.pairs_dir}: no pairs for {', '.join(missing)}; it holds {', '.join(have) or 'none'}"
+            f"CoverageRequest.pairs_dir {args.pairs_dir}: no pairs for {', '.join(missing)}; it holds "
+            f"{', '.join(have) or 'none'}"
         )
     sources = held_out_sources(args)
     items = {
@@ -82,13 +83,13 @@ def read_items(args: CoverageRequest, pair_files: PairFiles | None = None) -> Pa
         }
         if not items["questions"]:
             raise DataError(
-                f"questions_dir {args.questions_dir}: no question file for any of {', '.join(langs)} (it "
-                f"holds {', '.join(asked) or 'none'})"
+                f"CoverageRequest.questions_dir {args.questions_dir}: no question file for any of "
+                f"{', '.join(langs)} (it holds {', '.join(asked) or 'none'})"
             )
         if args.center:
             items["centers"] = {lang: train_rows(reader, args.questions_dir, lang) for lang in items["questions"]}
     elif args.center:
-        raise ConfigError("CoverageRequest.center centres question files: give questions_dir")
+        raise ConfigError("CoverageRequest.center centres question files: give CoverageRequest.questions_dir")
     return PairItems(langs, items)
 
 

@@ -25,9 +25,9 @@ def run_data(config: str | Path) -> dict[str, Any]:
     try:
         data = read_config_file(config).get("data")
     except ConfigError as e:
-        raise ConfigError(f"config {config}: cannot read it ({e})") from None
+        raise ConfigError(f"PoolRequest.config {config}: cannot read it ({e})") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"config {config}: no `data` section; pass a run folder's config.yaml")
+        raise ConfigError(f"PoolRequest.config {config}: no `data` section; pass a run folder's config.yaml")
     return data
 
 
@@ -44,8 +44,9 @@ def pool_settings(request: PoolRequest) -> PoolSection:
             setattr(settings, name, list(value) if name == "split_fractions" else value)
     if request.test_dir and request.split != "test":
         raise ConfigError(
-            f"test_dir {request.test_dir} is scored as the test split, not split {request.split}; dev and train "
-            "come from the training source (drop test_dir, or score split test)"
+            f"PoolRequest.test_dir {request.test_dir} is scored as the test split, not PoolRequest.split "
+            f"{request.split}; dev and train come from the training source (drop PoolRequest.test_dir, or score the "
+            "test split)"
         )
     settings.validate()
     check_formats(settings)

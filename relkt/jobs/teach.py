@@ -88,28 +88,32 @@ def check_inputs(request: TeachRequest, config: StudentConfig, pair_files: PairF
     reader = pair_files or PairFiles()
     langs, controls = codes(request.langs), codes(request.controls)
     if not langs:
-        raise ConfigError("--langs: name the languages to teach (e.g. --langs bn,te)")
+        raise ConfigError("TeachRequest.langs: name the languages to teach (e.g. bn, te)")
     if not request.pairs_dir:
-        raise ConfigError("--pairs-dir: a folder of {lang}.tsv pair files (source, en, xx) is needed")
+        raise ConfigError("TeachRequest.pairs_dir: a folder of {lang}.tsv pair files (source, en, xx) is needed")
     both = sorted(set(langs) & set(controls))
     if both:
-        raise ConfigError(f"--controls: {', '.join(both)} also in --langs; a control is a language not taught")
+        raise ConfigError(
+            f"TeachRequest.controls: {', '.join(both)} also in TeachRequest.langs; a control is a language not taught"
+        )
     watch = codes(request.watch)
     trained = sorted(set(watch) & set(langs + controls))
     if trained:
         raise ConfigError(
-            f"--watch: {', '.join(trained)} also in --langs or --controls; a watched language never trains"
+            f"TeachRequest.watch: {', '.join(trained)} also in TeachRequest.langs or TeachRequest.controls; a watched "
+            "language never trains"
         )
     source = config.data.source_lang
     if source in langs + controls + watch:
         raise ConfigError(
-            f"--langs/--controls/--watch: {source} is the teacher's language (data.source_lang), not taught"
+            f"TeachRequest.langs/TeachRequest.controls/TeachRequest.watch: {source} is the teacher's language "
+            "(data.source_lang), not taught"
         )
     have = pair_languages(request.pairs_dir)
     missing = [x for x in langs + controls + watch if x not in have]
     if missing:
         raise DataError(
-            f"--pairs-dir {request.pairs_dir}: no pairs for {', '.join(missing)} (no "
+            f"TeachRequest.pairs_dir {request.pairs_dir}: no pairs for {', '.join(missing)} (no "
             f"{', '.join(x + '.tsv' for x in missing)}); it holds {', '.join(have) or 'no .tsv files'}"
         )
     dev_pairs, sources = config.data.corpus_dev_pairs, config.data.corpus_held_out_sources
@@ -129,7 +133,7 @@ def check_inputs(request: TeachRequest, config: StudentConfig, pair_files: PairF
             if pairs.splits is None or not len(pairs.trainable()):
                 raise DataError(
                     f"{pairs.path}: no `split = train` row: relkt teach trains on a question file's train rows alone "
-                    "(the others are scored); mark some rows train, or move the file out of --questions-dir"
+                    "(the others are scored); mark some rows train, or move the file out of TeachRequest.questions_dir"
                 )
     return read_items(coverage_request(request, config), reader)  # every file the report reads, strictly
 
@@ -146,7 +150,7 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
     rest = config.student.language_rows.rest_lr_multiplier
     if rest and not codes(request.controls):
         log.warning(
-            "no --controls: the network trains (student.language_rows.rest_lr_multiplier = %g) with no language the "
+            "no controls (TeachRequest.controls): the network trains (student.language_rows.rest_lr_multiplier = %g) with no language the "
             "base reads replayed beside; expect them to drift (the recipe was measured with --controls ja,fr,ar,ru)",
             rest,
         )
