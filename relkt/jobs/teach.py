@@ -150,8 +150,9 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
     rest = config.student.language_rows.rest_lr_multiplier
     if rest and not codes(request.controls):
         log.warning(
-            "no controls (TeachRequest.controls): the network trains (student.language_rows.rest_lr_multiplier = %g) with no language the "
-            "base reads replayed beside; expect them to drift (the recipe was measured with --controls ja,fr,ar,ru)",
+            "no controls (TeachRequest.controls): the network trains (student.language_rows.rest_lr_multiplier = "
+            "%g) with no language the base reads replayed beside; expect them to drift (the recipe was measured with "
+            "controls ja, fr, ar, ru)",
             rest,
         )
     out = Path(request.output)
