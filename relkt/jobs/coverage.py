@@ -38,10 +38,11 @@ from relkt.analysis import (
     remove_one_target,
     top_k_language_distribution,
 )
+from relkt.data.pair_items import PairItems
 from relkt.errors import ConfigError
 from relkt.io import atomic_files, json_text
 from relkt.jobs.audit import audit_pool, encoder_specs
-from relkt.jobs.pair_coverage import PairItems, run_languages
+from relkt.jobs.pair_coverage import run_languages
 from relkt.jobs.pool import load_pool
 from relkt.jobs.requests import CoverageRequest
 from relkt.jobs.results import CoverageResult

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +24,9 @@ import numpy as np
 from relkt.analysis.significance import mcnemar
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.lareqa_pool import LareqaPool
-from relkt.data.parallel_corpus import PairFiles, ParallelCorpus, pair_languages
+from relkt.data.pair_items import PairItems, read_pair_items
+from relkt.data.parallel_corpus import PairFiles
 from relkt.data.qa_source import QaSource
-from relkt.errors import ConfigError, DataError
 from relkt.io import atomic_files, json_text
 from relkt.jobs.audit import encoder_specs
 from relkt.jobs.requests import CoverageRequest
@@ -44,64 +43,19 @@ TASKS = ("pairs", "questions", "questions_centered")  # held-out parallel text, 
 DIRECTIONS = ("xx>en", "en>xx")
 
 
-@dataclass
-class PairItems:
-    """Every item the languages' report scores, read strictly once: {task: {lang: pairs}} and the languages."""
-
-    langs: list[str]
-    items: dict[str, dict[str, ParallelCorpus]]
-
-
 def read_items(args: CoverageRequest, pair_files: PairFiles | None = None) -> PairItems:
-    """{task: {lang: pairs}}, every file read strictly (a broken line is an error naming it: a coverage figure must
-    count every item it was given) before any model loads; through `pair_files` when given (files read once)."""
-    reader = pair_files or PairFiles()
-    langs = list(args.langs or [])
-    if not langs:
-        raise ConfigError("CoverageRequest.langs: name at least one language")
-    have = pair_languages(args.pairs_dir)
-    missing = [x for x in langs if x not in have]
-    if missing:
-        raise DataError(
-            f"CoverageRequest.pairs_dir {args.pairs_dir}: no pairs for {', '.join(missing)}; it holds "
-            f"{', '.join(have) or 'none'}"
-        )
-    sources = held_out_sources(args)
-    items = {
-        "pairs": {
-            lang: reader.read(args.pairs_dir, lang, max_bad_share=0.0).split(0 if sources else args.dev_pairs, sources)[
-                1
-            ]
-            for lang in langs
-        }
-    }
-    if args.questions_dir:
-        asked = pair_languages(args.questions_dir)
-        # The rows not marked `split = train` (all rows of a file without the column): what no student may train on
-        items["questions"] = {
-            lang: reader.read(args.questions_dir, lang, max_bad_share=0.0).held_out() for lang in langs if lang in asked
-        }
-        if not items["questions"]:
-            raise DataError(
-                f"CoverageRequest.questions_dir {args.questions_dir}: no question file for any of "
-                f"{', '.join(langs)} (it holds {', '.join(asked) or 'none'})"
-            )
-        if args.center:
-            items["centers"] = {lang: train_rows(reader, args.questions_dir, lang) for lang in items["questions"]}
-    elif args.center:
-        raise ConfigError("CoverageRequest.center centres question files: give CoverageRequest.questions_dir")
-    return PairItems(langs, items)
-
-
-def train_rows(reader: PairFiles, folder: str, lang: str) -> ParallelCorpus:
-    """A question file's `split = train` rows, whose mean embeddings centre its scored rows (center)."""
-    pairs = reader.read(folder, lang, max_bad_share=0.0)
-    if pairs.splits is None:
-        raise DataError(f"{pairs.path}: --center needs a `split` column to take the means from `train` rows")
-    train = pairs.trainable()
-    if not len(train):
-        raise DataError(f"{pairs.path}: no `split = train` row to centre its questions with (--center)")
-    return train
+    """The request's items (relkt.data.pair_items.read_pair_items), every file read strictly before any model
+    loads; through `pair_files` when given (files read once)."""
+    return read_pair_items(
+        args.langs or [],
+        args.pairs_dir,
+        args.dev_pairs,
+        args.held_out_sources,
+        args.questions_dir,
+        args.center,
+        pair_files,
+        where="CoverageRequest.",
+    )
 
 
 def held_out_sources(args: CoverageRequest) -> list[str]:

@@ -26,13 +26,13 @@ from typing import Any
 
 from relkt.config import StudentConfig
 from relkt.config.config_io import as_overrides, run_config
-from relkt.data.parallel_corpus import PairFiles, pair_languages
+from relkt.data.pair_items import PairItems, check_taught_pairs, read_pair_items
+from relkt.data.parallel_corpus import PairFiles
+from relkt.data.qa_format import check_format_name
 from relkt.data.student_inputs import StudentInputs
-from relkt.errors import ConfigError, DataError
+from relkt.errors import ConfigError
 from relkt.io import atomic_files, json_text
 from relkt.jobs.coverage import run as coverage_run
-from relkt.jobs.pair_coverage import PairItems, read_items
-from relkt.jobs.pool import check_formats
 from relkt.jobs.requests import CoverageRequest, TeachRequest
 from relkt.jobs.results import RunResult, TeachResult
 
@@ -82,7 +82,12 @@ def coverage_request(request: TeachRequest, config: StudentConfig, student_spec:
     )
 
 
-def check_inputs(request: TeachRequest, config: StudentConfig, pair_files: PairFiles | None = None) -> PairItems:
+def check_inputs(
+    request: TeachRequest,
+    config: StudentConfig,
+    pair_files: PairFiles | None = None,
+    cover: CoverageRequest | None = None,
+) -> PairItems:
     """Everything the run will read, before anything trains: one error naming the file or field. Returns the
     report's items; every file is read through `pair_files`, once."""
     reader = pair_files or PairFiles()
@@ -109,33 +114,29 @@ def check_inputs(request: TeachRequest, config: StudentConfig, pair_files: PairF
             f"TeachRequest.langs/TeachRequest.controls/TeachRequest.watch: {source} is the teacher's language "
             "(data.source_lang), not taught"
         )
-    have = pair_languages(request.pairs_dir)
-    missing = [x for x in langs + controls + watch if x not in have]
-    if missing:
-        raise DataError(
-            f"TeachRequest.pairs_dir {request.pairs_dir}: no pairs for {', '.join(missing)} (no "
-            f"{', '.join(x + '.tsv' for x in missing)}); it holds {', '.join(have) or 'no .tsv files'}"
-        )
-    dev_pairs, sources = config.data.corpus_dev_pairs, config.data.corpus_held_out_sources
-    for lang in langs + controls + watch:
-        train, held = reader.read(request.pairs_dir, lang, max_bad_share=0.0).split(dev_pairs, sources)
-        if not len(held):
-            raise DataError(
-                f"{Path(request.pairs_dir) / f'{lang}.tsv'}: no held-out document to score (data.corpus_dev_pairs = "
-                f"{dev_pairs}): the report would have nothing the student never saw; hold out some pairs"
-            )
-        if not len(train) and lang not in watch:
-            raise DataError(f"{Path(request.pairs_dir) / f'{lang}.tsv'}: every pair is held out; none left to train")
-    if request.questions_dir:
-        asked = pair_languages(request.questions_dir)
-        for lang in [x for x in langs + controls if x in asked]:
-            pairs = reader.read(request.questions_dir, lang, max_bad_share=0.0)
-            if pairs.splits is None or not len(pairs.trainable()):
-                raise DataError(
-                    f"{pairs.path}: no `split = train` row: relkt teach trains on a question file's train rows alone "
-                    "(the others are scored); mark some rows train, or move the file out of TeachRequest.questions_dir"
-                )
-    return read_items(coverage_request(request, config), reader)  # every file the report reads, strictly
+    data = config.data
+    check_taught_pairs(
+        request.pairs_dir,
+        langs + controls,
+        watch,
+        data.corpus_dev_pairs,
+        data.corpus_held_out_sources,
+        request.questions_dir,
+        reader,
+        where="TeachRequest.",
+    )
+    cover = cover or coverage_request(request, config)
+    check_format_name(config.data.format, "data.format")
+    check_format_name(config.data.test_format, "data.test_format")
+    return read_pair_items(
+        cover.langs,
+        cover.pairs_dir,
+        cover.dev_pairs,
+        cover.held_out_sources,
+        cover.questions_dir,
+        reader=reader,
+        where="TeachRequest.",
+    )  # every file the report reads, strictly
 
 
 def teach(request: TeachRequest, command: str = "") -> TeachResult:
@@ -144,9 +145,9 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
 
     t0 = time.monotonic()
     config = student_config(request)
-    check_formats(config.data)
+    before = coverage_request(request, config)  # the report's request, its student named once trained
     pair_files = PairFiles()
-    items = check_inputs(request, config, pair_files)
+    items = check_inputs(request, config, pair_files, before)
     rest = config.student.language_rows.rest_lr_multiplier
     if rest and not codes(request.controls):
         log.warning(
@@ -160,7 +161,7 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
     trained = StudentTrainer.train(config, inputs=inputs)
     student = RunResult(Path(config.output_dir), trained, config.student.spec or config.teacher.spec)
     t1 = time.monotonic()
-    cover = coverage_request(request, config, student.spec)
+    cover = dataclasses.replace(before, encoders={**before.encoders, "student": student.spec})
     report = coverage_run(cover, items)
     t2 = time.monotonic()
     coverage = report.report
