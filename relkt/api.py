@@ -123,6 +123,9 @@ def train_student(config: StudentConfig, **given: Any) -> RunResult:
     return RunResult(Path(config.output_dir), StudentTrainer.train(config, **given), base)
 
 
+TRAINERS = {"teacher": train_teacher, "student": train_student}  # each stage's call, by the name `config` takes
+
+
 def cross_validate(
     teacher_config: str | Path,
     student_config: str | Path,

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from relkt import api
 from relkt.cli import quiet_tensorflow
 from relkt.config.config_io import config_yaml, run_config
 from relkt.config.reference import help_text
@@ -67,8 +68,15 @@ def as_flags(message: str, request: type) -> str:
     return message
 
 
-def trainer_main(argv: Sequence[str] | None, prog: str, doc: str, config_cls, train_fn, stage: str) -> int:
-    """The CLI of both trainers: --config, --set, --smoke."""
+def trainer_main(argv: Sequence[str] | None, stage: str, doc: str) -> int:
+    """The command line of both stages (`teacher`, `student`): --config, --set, --smoke, --print-config; a bad flag or
+    config answers before TensorFlow loads, then `relkt.api.train_teacher` / `train_student`."""
+    config_cls, train = api.STAGES[stage], api.TRAINERS[stage]
+    prog = f"python -m relkt.train_{stage}"
+
+    def train_fn(config):
+        return train(config).summary
+
     p = argparse.ArgumentParser(
         prog=prog,
         description=doc.split("\n")[0],

@@ -12,17 +12,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from relkt import api
 from relkt.cli.common import trainer_main
-from relkt.config import StudentConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: `--config`, `--set`, `--smoke`, `--print-config`; a bad flag or config answers before
-    TensorFlow loads, then `relkt.api.train_student`."""
-    return trainer_main(
-        argv, "python -m relkt.train_student", __doc__, StudentConfig, lambda c: api.train_student(c).summary, "student"
-    )
+    return trainer_main(argv, "student", __doc__)
 
 
 if __name__ == "__main__":

@@ -10,17 +10,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from relkt import api
 from relkt.cli.common import trainer_main
-from relkt.config import TeacherConfig
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: `--config`, `--set`, `--smoke`, `--print-config`; a bad flag or config answers before
-    TensorFlow loads, then `relkt.api.train_teacher`."""
-    return trainer_main(
-        argv, "python -m relkt.train_teacher", __doc__, TeacherConfig, lambda c: api.train_teacher(c).summary, "teacher"
-    )
+    return trainer_main(argv, "teacher", __doc__)
 
 
 if __name__ == "__main__":

@@ -8,21 +8,14 @@ import tensorflow as tf
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.encoders.ngram_encoder import NgramEncoder
+from tests.helpers.encoder_contract import make_encoder
 from tests.helpers.tiny_bert import tiny_bert
-from tests.helpers.tiny_muse import make_tiny_muse, tiny_muse_encoder
 
 TEXTS = ["the cat sleeps at night", "where does the river flow ?", "katze", "猫 睡觉"]
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def make(kind, tmp_path):
-    if kind == "ngram":
-        return NgramEncoder(dim=8, num_buckets=128)
-    if kind == "bert":
-        return tiny_bert()
-    if kind == "muse":
-        return tiny_muse_encoder()
-    return build_encoder(f"hub:{make_tiny_muse(tmp_path / 'muse')}")
+make = make_encoder
 
 
 @pytest.mark.parametrize("kind", ["ngram", "bert", "muse", "hub"])

@@ -30,3 +30,19 @@ def run_encoder_contract(encoder, tmp_path: Path, texts: list[str] = TEXTS) -> N
     np.testing.assert_allclose(loaded(tf.constant(texts)).numpy(), out, atol=1e-5)
     empty = loaded(tf.constant([], dtype=tf.string)).numpy()
     assert empty.shape == (0, encoder.dim), empty.shape
+
+
+def make_encoder(kind: str, tmp_path: Path):
+    """A tiny encoder of each built-in kind: ngram, bert, muse, and hub (a tiny muse export read as a SavedModel)."""
+    from relkt.encoders import build_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+    from tests.helpers.tiny_bert import tiny_bert
+    from tests.helpers.tiny_muse import make_tiny_muse, tiny_muse_encoder
+
+    if kind == "ngram":
+        return NgramEncoder(dim=8, num_buckets=128)
+    if kind == "bert":
+        return tiny_bert()
+    if kind == "muse":
+        return tiny_muse_encoder()
+    return build_encoder(f"hub:{make_tiny_muse(tmp_path / 'muse')}")
