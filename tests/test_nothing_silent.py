@@ -209,3 +209,36 @@ def test_a_stray_summary_is_named_not_read_as_a_finished_run(synthetic_data, tmp
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 2})
     assert train_teacher.main(["--config", str(cfg)]) == 2
     assert "summary.json: not a relkt run summary" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["float_input", "rank_one_output"])
+def test_a_savedmodel_that_is_no_sentence_encoder_is_named_at_load(tmp_path, kind):
+    import tensorflow as tf
+
+    from relkt.encoders import build_encoder
+    from relkt.errors import EncoderError
+
+    class FloatModel(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def __call__(self, x):
+            return tf.stack([x, x], axis=1)
+
+    class RankOne(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def __call__(self, x):
+            return tf.cast(tf.strings.length(x), tf.float32)
+
+    model = FloatModel() if kind == "float_input" else RankOne()
+    path = tmp_path / kind
+    tf.saved_model.save(model, str(path))
+    message = "does not take a batch of strings" if kind == "float_input" else r"gives shape \(1,\) for one text"
+    with pytest.raises(EncoderError, match=message):
+        build_encoder(f"hub:{path}")
+
+
+def test_a_tpu_strategy_with_no_tpu_is_one_config_error():
+    from relkt.config.sections import DistributeSection
+    from relkt.training.distribute import make_strategy
+
+    with pytest.raises(ConfigError, match="distribute.strategy=tpu: no TPU to connect to"):
+        make_strategy(DistributeSection(strategy="tpu"))

@@ -75,9 +75,27 @@ class HubEncoder(SentenceEncoder):
             self._wrapped.append(wrapped)
         self._track_variables()
         self.trainable = trainable
-        self._dim = None
         self.metadata = read_metadata(handle)
+        self._dim = self._probe_dim()
         self.built = True
+
+    def _probe_dim(self) -> int:
+        """One text through the SavedModel: it must take a batch of strings and give (batch, dim) embeddings; else one
+        EncoderError naming the folder and what it does instead."""
+        try:
+            out = self._loaded(tf.constant(["a probe sentence"]))
+        except (TypeError, ValueError, tf.errors.OpError) as e:
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise EncoderError(
+                f"{self.handle}: its __call__ does not take a batch of strings ({reason[:200]}); relkt reads a "
+                "SavedModel whose __call__ maps tf.string[batch] to float embeddings[batch, dim]"
+            ) from None
+        shape = tuple(getattr(out, "shape", ()))
+        if len(shape) != 2 or shape[0] != 1:
+            raise EncoderError(
+                f"{self.handle}: its __call__ gives shape {shape} for one text; relkt needs (batch, dim) embeddings"
+            )
+        return int(shape[1])
 
     def _track_variables(self):
         for v in self._wrapped:
@@ -94,11 +112,11 @@ class HubEncoder(SentenceEncoder):
 
     @property
     def dim(self) -> int:
-        if self._dim is None:
-            self._dim = int(self.metadata.get("dim") or self._loaded(tf.constant(["x"])).shape[-1])
-        return self._dim
+        return int(self.metadata.get("dim") or self._dim)
 
     def dim_mismatch(self, width: int) -> str:
+        if "dim" not in self.metadata:
+            return f"{self.handle}: the SavedModel gave {self._dim} dimensions for one text but {width} for a batch"
         return (
             f"{Path(self.handle) / 'relkt.json'}: dim: says {self.metadata.get('dim')!r}, but the SavedModel's "
             f"embeddings have {width} dimensions; the export was edited or its files mixed: export it again"
