@@ -242,3 +242,15 @@ def test_a_tpu_strategy_with_no_tpu_is_one_config_error():
 
     with pytest.raises(ConfigError, match="distribute.strategy=tpu: no TPU to connect to"):
         make_strategy(DistributeSection(strategy="tpu"))
+
+
+def test_print_config_refuses_a_weight_no_loss_term_reads(tmp_path, capsys):
+    from relkt.cli import train_student
+    from relkt.losses.loss_terms import TERMS
+    from relkt.names import PAPER_WEIGHTS
+
+    assert {t.weight for t in TERMS} == set(PAPER_WEIGHTS)  # what the command line checks against
+    args = ["--set", "distill.weights.zeta=1", "--set", f"output_dir={tmp_path / 's'}", "--print-config"]
+    assert train_student.main(args) == 2
+    assert "distill.weights.zeta: not the weight of a loss term" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()

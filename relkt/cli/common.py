@@ -16,9 +16,10 @@ from relkt import api
 from relkt.cli import quiet_tensorflow
 from relkt.config.config_io import config_yaml, run_config
 from relkt.config.reference import help_text
-from relkt.errors import Interrupted, RelktError, WriteError, catch_sigint, is_interrupt
+from relkt.errors import ConfigError, Interrupted, RelktError, WriteError, catch_sigint, is_interrupt
 from relkt.io import os_reason
 from relkt.jobs.pool import check_formats
+from relkt.names import PAPER_WEIGHTS
 
 EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by SIGINT
 
@@ -108,6 +109,8 @@ def trainer_main(argv: Sequence[str] | None, stage: str, doc: str) -> int:
     def body() -> int:
         config = run_config(config_cls, args.config, args.set, args.smoke)
         check_formats(config.data)
+        if stage == "student":  # the command line trains the shipped term table: its weight keys, before anything
+            check_weight_keys(config.distill.weights)
         if args.print_config:
             print(config_yaml(config), end="")
             return 0
@@ -115,6 +118,18 @@ def trainer_main(argv: Sequence[str] | None, stage: str, doc: str) -> int:
         return 0
 
     return run_cli(body, interrupted="interrupted before training started; rerun the same command to resume")
+
+
+def check_weight_keys(weights: dict) -> None:
+    """`distill.weights` names only the shipped loss terms' weights (relkt.losses.loss_terms.TERMS, whose keys are
+    the paper's three, `PAPER_WEIGHTS`): what the stage refuses when it builds its loss, said here before anything is
+    written, `--print-config` included."""
+    known = set(PAPER_WEIGHTS)
+    unknown = sorted(set(weights) - known)
+    if unknown:
+        raise ConfigError(
+            f"distill.weights.{unknown[0]}: not the weight of a loss term; valid: {', '.join(sorted(known))}"
+        )
 
 
 def final_line(stage: str, summary: dict[str, Any], best_dir: Path) -> str:
