@@ -254,3 +254,14 @@ def test_print_config_refuses_a_weight_no_loss_term_reads(tmp_path, capsys):
     assert train_student.main(args) == 2
     assert "distill.weights.zeta: not the weight of a loss term" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
+
+
+def test_a_student_groups_message_names_the_group_once(tiny_data):
+    from relkt.config.student_groups import StudentGroup
+    from relkt.recipes.crossval import check_groups
+
+    student = load_config(StudentConfig, None, [f"data.data_dir={tiny_data}", "data.student_langs=[de]"])
+    groups = (StudentGroup("a", ("en",)), StudentGroup("b", ("de",)))
+    with pytest.raises(ConfigError) as raised:
+        check_groups(groups, student, student.data, ["en", "de"], lambda g: g.overrides("en", "out"), "setup x")
+    assert str(raised.value).count("student_groups.a") == 1 and "hold only the source language" in str(raised.value)

@@ -346,7 +346,9 @@ def check_groups(groups, student: StudentConfig, scored_data, eval_langs, group_
         try:
             group_config(group)
         except ConfigError as e:
-            raise ConfigError(f"{where}: student_groups.{group.name}: {e}") from None
+            at = f"student_groups.{group.name}"
+            said = str(e).removeprefix(f"{at}: ")  # the group's own message names it already: say it once
+            raise ConfigError(f"{where}: {at}: {said}") from None
 
 
 def wall_seconds(out: Path) -> str:
