@@ -73,6 +73,13 @@ def config_keys(config: object, prefix: str = "") -> list[tuple[str, str, str, s
         meaning = comments.get(f.name, "")
         if f.metadata.get("grows_on_resume"):
             meaning += " (may grow when a finished run is run again: it trains on)"
+        lo, hi, above = f.metadata.get("range", (None, None, None))
+        if above is not None:
+            meaning += f" (> {above})"
+        elif lo is not None or hi is not None:
+            meaning += f" ({lo if lo is not None else '-inf'} .. {hi if hi is not None else 'inf'})"
+        if f.metadata.get("non_empty"):
+            meaning += " (not empty)"
         rows.append((key, type_name(hints[f.name]), _show(value), meaning))
     return rows
 

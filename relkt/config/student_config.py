@@ -313,16 +313,13 @@ class StudentEncoderSection(EncoderSection):
 class StudentConfig:
     """`python -m relkt.train_student --config FILE [--set key=value ...]`."""
 
-    output_dir: str = field(
-        default="runs/student", metadata=NON_EMPTY
-    )  # the run folder: checkpoints, best/, last/, logs, cached teacher targets
-    seed: int = field(
-        default=0, metadata=within(*SEED_RANGE)
-    )  # every random draw of the run (data order, sampling, initialization)
+    # the run folder: checkpoints, best/, last/, logs, cached teacher targets
+    output_dir: str = field(default="runs/student", metadata=NON_EMPTY)
+    # every random draw of the run (data order, sampling, initialization)
+    seed: int = field(default=0, metadata=within(*SEED_RANGE))
     smoke: bool = False  # shrink data, batch and evaluation for a quick end-to-end check
-    verbose: int = field(
-        default=1, metadata=within(0, 2)
-    )  # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
+    # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
+    verbose: int = field(default=1, metadata=within(0, 2))
     teacher: EncoderSection = field(default_factory=lambda: EncoderSection(spec="hub:runs/teacher/best"))
     student: StudentEncoderSection = field(default_factory=StudentEncoderSection)
     data: StudentDataSection = field(default_factory=StudentDataSection)

@@ -75,16 +75,13 @@ class TripletSection:
 class TeacherConfig:
     """`python -m relkt.train_teacher --config FILE [--set key=value ...]`."""
 
-    output_dir: str = field(
-        default="runs/teacher", metadata=NON_EMPTY
-    )  # the run folder: checkpoints, best/, last/, logs
-    seed: int = field(
-        default=0, metadata=within(*SEED_RANGE)
-    )  # every random draw of the run (data order, sampling, initialization)
+    # the run folder: checkpoints, best/, last/, logs
+    output_dir: str = field(default="runs/teacher", metadata=NON_EMPTY)
+    # every random draw of the run (data order, sampling, initialization)
+    seed: int = field(default=0, metadata=within(*SEED_RANGE))
     smoke: bool = False  # shrink data, batch and evaluation for a quick end-to-end check
-    verbose: int = field(
-        default=1, metadata=within(0, 2)
-    )  # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
+    # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
+    verbose: int = field(default=1, metadata=within(0, 2))
     data: DataSection = field(default_factory=DataSection)
     encoder: EncoderSection = field(default_factory=EncoderSection)
     mining: MiningSection = field(default_factory=MiningSection)

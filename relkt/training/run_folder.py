@@ -226,7 +226,7 @@ def claim_run_folder(out: Path) -> bool:
     Returns whether the folder was new (absent or empty): a run that fails before training leaves such a folder as
     it found it."""
     if out.exists() and not out.is_dir():
-        raise ConfigError(f"output_dir {out}: not a folder")
+        raise ConfigError(f"output_dir {out} is a file, not a folder")
     entries = sorted(out.iterdir()) if out.is_dir() else []
     links = [p.name for p in entries if p.is_symlink()]
     if links:
