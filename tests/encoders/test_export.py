@@ -8,7 +8,7 @@ import tensorflow as tf
 from relkt.encoders import build_encoder
 from relkt.encoders.export import export_encoder, read_metadata
 from relkt.encoders.ngram_encoder import NgramEncoder
-from tests.helpers.encoder_contract import make_encoder
+from tests.helpers.encoder_contract import make_encoder, run_encoder_contract
 from tests.helpers.tiny_bert import tiny_bert
 
 TEXTS = ["the cat sleeps at night", "where does the river flow ?", "katze", "猫 睡觉"]
@@ -19,17 +19,10 @@ make = make_encoder
 
 
 @pytest.mark.parametrize("kind", ["ngram", "bert", "muse", "hub"])
-def test_export_is_hub_loadable_and_reloads_trainable(kind, tmp_path):
-    import tensorflow_hub as hub
-    import tensorflow_text  # noqa: F401
-
+def test_every_kind_keeps_the_encoder_contract_and_reloads_trainable(kind, tmp_path):
+    """The one contract every encoder kind runs (tests/helpers/encoder_contract.py), then what an export adds."""
     enc = make(kind, tmp_path)
-    expected = enc.encode(TEXTS)
-    out = export_encoder(enc, tmp_path / "export", training={"stage": "test"})
-
-    loaded = hub.load(str(out))
-    got = loaded(tf.constant(TEXTS)).numpy()
-    np.testing.assert_allclose(got, expected, atol=1e-6)
+    out, loaded, expected = run_encoder_contract(enc, tmp_path, TEXTS, training={"stage": "test"})
     assert len(loaded.trainable_variables) == len(enc.trainable_weights) > 0
     assert len(loaded.variables) >= len(enc.weights)  # plus dropout seed states, if any
 

@@ -11,7 +11,7 @@ def test_a_tiny_runs_best_carries_its_model_card(synthetic_data, tmp_path):
     import tensorflow as tf
     import tensorflow_hub as hub
 
-    cfg, teacher = finished_student(tmp_path, synthetic_data)
+    cfg, teacher = finished_student(tmp_path, synthetic_data, **{"schedule.max_steps": 3})
     for export in ("best", "last"):
         folder = tmp_path / "run" / export
         card = (folder / "README.md").read_text(encoding="utf-8")

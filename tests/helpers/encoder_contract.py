@@ -9,9 +9,10 @@ import numpy as np
 TEXTS = ["the cat sleeps at night", "where does the river flow ?", "katze", "猫 睡觉"]
 
 
-def run_encoder_contract(encoder, tmp_path: Path, texts: list[str] = TEXTS) -> None:
-    """Unit-norm (n, dim) output; `preprocess` then `__call__` equals `embed`; the export round trip (relkt reads it
-    back, `hub.load` reads it) gives the same embeddings; every batch is answered, the empty one as (0, dim)."""
+def run_encoder_contract(encoder, tmp_path: Path, texts: list[str] = TEXTS, training: dict | None = None):
+    """Unit-norm (n, dim) output; `preprocess` then `__call__` equals `embed`; the export round trip (`hub.load`
+    reads it, with its model card beside) gives the same embeddings; every batch is answered, the empty one as
+    (0, dim). Returns (the export's path, the loaded SavedModel, the embeddings of `texts`) for a kind's own checks."""
     import tensorflow as tf
     import tensorflow_hub as hub
     import tensorflow_text  # noqa: F401 (the tokenizers' ops, as for mUSE)
@@ -24,12 +25,13 @@ def run_encoder_contract(encoder, tmp_path: Path, texts: list[str] = TEXTS) -> N
     split = encoder(encoder.preprocess(tf.constant(texts)), training=False).numpy()
     np.testing.assert_allclose(split, encoder.embed(texts).numpy(), atol=1e-5)
     np.testing.assert_allclose(split, out, atol=1e-5)
-    path = export_encoder(encoder, tmp_path / "contract_export")
+    path = export_encoder(encoder, tmp_path / "contract_export", training=training)
     assert read_metadata(path)["dim"] == encoder.dim and (path / "README.md").is_file()
     loaded = hub.load(str(path))
     np.testing.assert_allclose(loaded(tf.constant(texts)).numpy(), out, atol=1e-5)
     empty = loaded(tf.constant([], dtype=tf.string)).numpy()
     assert empty.shape == (0, encoder.dim), empty.shape
+    return path, loaded, out
 
 
 def make_encoder(kind: str, tmp_path: Path):
