@@ -47,6 +47,7 @@ def tiny_student(teacher_spec: str, data_dir) -> dict:
     }
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_teacher_student_scores_and_crossval_from_python(synthetic_data, tmp_path):
     teacher_cfg = api.config(
         "teacher", set={**TINY_TEACHER, "data.data_dir": str(synthetic_data), "output_dir": str(tmp_path / "t")}

@@ -34,6 +34,7 @@ def test_choose_alpha_prefers_the_student_on_ties():
     assert interpolate.choose_alpha({0.0: 0.5, 0.5: 0.4, 1.0: 0.1}) == 0.0
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_cli_scores_every_alpha_on_dev_and_exports_the_chosen_mix(synthetic_data, tmp_path, capsys):
     from tests.helpers.data import SYNTH_WORDS
 
@@ -85,6 +86,7 @@ def dev_map(encoder, data_dir) -> float:
     return LareqaEvaluator(pool)(QuietEncoder(encoder, 128))["lareqa/mAP"]
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_muse_pair_is_mixed_and_chosen_on_dev_article_p1_as_relkt_evaluate_scores_it(synthetic_data, tmp_path, capsys):
     """WiSE-FT as its paper means it: a trained muse model mixed with the model it started from, alpha picked by the
     paper's unit (dev questions ranking every English article, read whole as relkt evaluate reads them)."""

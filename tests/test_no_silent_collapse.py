@@ -341,6 +341,7 @@ def test_the_final_line_says_when_best_is_worse_than_the_starting_point(tmp_path
     assert final_line("student", better, best) == final_line("student", {"best": better["best"]}, best)
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_a_student_records_its_starting_point_without_eval_at_start(synthetic_data, tmp_path, capsys):
     from tests.helpers.runs import finished_student
 

@@ -252,7 +252,7 @@ def test_print_config_refuses_a_weight_no_loss_term_reads(tmp_path, capsys):
     assert {t.weight for t in TERMS} == set(PAPER_WEIGHTS)  # what the command line checks against
     args = ["--set", "distill.weights.zeta=1", "--set", f"output_dir={tmp_path / 's'}", "--print-config"]
     assert train_student.main(args) == 2
-    assert "distill.weights.zeta: not the weight of a loss term" in capsys.readouterr().err
+    assert "distill.weights.zeta: no loss term reads this weight" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
 
 

@@ -67,6 +67,7 @@ def test_student_of_another_size_gets_a_projection(synthetic_data, teacher_dir, 
     assert meta["kind"] == "ngram+projection" and meta["dim"] == 16
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_killed_student_run_resumes_and_matches(synthetic_data, teacher_dir, tmp_path):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     # lazy Adam on the n-gram table: its moments of unread rows must come back exactly as they were saved
@@ -511,6 +512,7 @@ def thai_rows_trainer(tmp_path, student: dict | None = None, data_set: dict | No
     return StudentTrainer(load_config(StudentConfig, cfg)), data, teacher
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bit_identical(tmp_path):
     """student.language_rows on a muse student: only rows the Thai texts read and no other training text does (at
     max_other_count 1), pieces vocabulary extension added among them, may move; the network and every other row stay the
@@ -569,6 +571,7 @@ def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bi
     assert chosen[1000.0] == set(rows.tolist()) and chosen[0.0] - chosen[1000.0] >= {student.bos_id, student.eos_id}
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_language_rows_with_a_rest_rate_move_the_network_gently_and_the_rows_fully(tmp_path):
     """student.language_rows.rest_lr_multiplier 0.01: the Thai rows still learn at the rate, and now the network and
     the table's other rows move too, at a hundredth of it (the whole-network student with a rate per row)."""

@@ -122,6 +122,7 @@ def run_cli(cfg, env):
     )
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_killed_run_resumes_and_matches_an_uninterrupted_one(synthetic_data, tmp_path):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     changes = {"schedule.checkpoint_every": 1, "eval.every_steps": 3}

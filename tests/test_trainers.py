@@ -4,6 +4,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.helpers.runs import student_config, tiny_config, trainer_script
@@ -263,6 +264,7 @@ def test_check_expected_passes_inside_the_ranges_and_names_what_falls_outside(tm
     assert "OUT   xx_en/el/P@1: teacher 20.00 < student 12.00" in out and "2 outside" in out
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data, tmp_path, capsys):
     """Two folds: fold 0 alone first (no pooled table yet), then the whole recipe, which keeps fold 0's runs and
     scores and trains fold 1; the pooled files hold every question of the data set exactly once."""
@@ -336,6 +338,7 @@ def test_crossval_scores_every_question_once_and_resumes_by_fold(synthetic_data,
     assert "1\tscore student_last\t" in (out / "wall_seconds.tsv").read_text()
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_crossval_reuses_another_runs_teachers_and_refuses_a_teacher_of_other_settings(
     synthetic_data, tmp_path, capsys
 ):
@@ -404,6 +407,7 @@ def test_compare_english_gap_sets_each_language_beside_its_english_originals(tmp
     assert "(no gap to English for t: its per-question scores have no xx_en_paragraph_hit1" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_crossval_trains_a_student_per_group_and_scores_each_language_with_its_own(tmp_path, capsys):
     """Groups {a: en de, b: th}: each fold trains student_a on de and student_b on th (at its own beta), each selects
     on its own languages' dev questions, and the fold's student.json takes each language from its group's student."""

@@ -128,7 +128,8 @@ def check_weight_keys(weights: dict) -> None:
     unknown = sorted(set(weights) - known)
     if unknown:
         raise ConfigError(
-            f"distill.weights.{unknown[0]}: not the weight of a loss term; valid: {', '.join(sorted(known))}"
+            f"distill.weights.{unknown[0]}: no loss term reads this weight; the terms' weights are "
+            f"{', '.join(sorted(known))}"
         )
 
 
