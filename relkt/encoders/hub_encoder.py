@@ -76,15 +76,18 @@ class HubEncoder(SentenceEncoder):
         self._track_variables()
         self.trainable = trainable
         self.metadata = read_metadata(handle)
-        self._dim = self._probe_dim()
+        # A relkt export says what it is (relkt.json); any other SavedModel is tried on one text first
+        self._dim = int(self.metadata["dim"]) if self.metadata.get("dim") else self._probe_dim()
         self.built = True
 
-    def _probe_dim(self) -> int:
+    def _probe_dim(self) -> int | None:
         """One text through the SavedModel: it must take a batch of strings and give (batch, dim) embeddings; else one
         EncoderError naming the folder and what it does instead."""
         try:
             out = self._loaded(tf.constant(["a probe sentence"]))
-        except (TypeError, ValueError, tf.errors.OpError) as e:
+        except tf.errors.OpError:  # it takes strings but cannot run here yet (e.g. placed by a strategy): later
+            return None
+        except (TypeError, ValueError) as e:  # no concrete function for a batch of strings
             reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise EncoderError(
                 f"{self.handle}: its __call__ does not take a batch of strings ({reason[:200]}); relkt reads a "
@@ -112,7 +115,9 @@ class HubEncoder(SentenceEncoder):
 
     @property
     def dim(self) -> int:
-        return int(self.metadata.get("dim") or self._dim)
+        if self._dim is None:
+            self._dim = int(self._loaded(tf.constant(["x"])).shape[-1])
+        return self._dim
 
     def dim_mismatch(self, width: int) -> str:
         if "dim" not in self.metadata:
