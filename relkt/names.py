@@ -10,6 +10,7 @@ from collections.abc import Iterable
 # CL-ReLKT's Eq. 2 weights at the paper's values, by their `distill.weights` keys: the config's defaults and the loss
 # both read them.
 PAPER_WEIGHTS = {"beta": 0.001, "lam": 1.0, "omega": 0.01}
+TERM_OF_WEIGHT = {"beta": "q", "lam": "d", "omega": "dq"}  # the Eq. 2 term each weight scales (relkt.losses.loss_terms)
 
 # What a setting that names languages or sources writes for "every one found" (relkt.config.sections.Names): an empty
 # list never means it. Read such a setting with `chosen`.

@@ -247,9 +247,9 @@ def test_a_tpu_strategy_with_no_tpu_is_one_config_error():
 def test_print_config_refuses_a_weight_no_loss_term_reads(tmp_path, capsys):
     from relkt.cli import train_student
     from relkt.losses.loss_terms import TERMS
-    from relkt.names import PAPER_WEIGHTS
+    from relkt.names import PAPER_WEIGHTS, TERM_OF_WEIGHT
 
-    assert {t.weight for t in TERMS} == set(PAPER_WEIGHTS)  # what the command line checks against
+    assert {t.weight: t.name for t in TERMS} == TERM_OF_WEIGHT and set(TERM_OF_WEIGHT) == set(PAPER_WEIGHTS)
     args = ["--set", "distill.weights.zeta=1", "--set", f"output_dir={tmp_path / 's'}", "--print-config"]
     assert train_student.main(args) == 2
     assert "distill.weights.zeta: no loss term reads this weight" in capsys.readouterr().err

@@ -19,7 +19,7 @@ from relkt.config.reference import help_text
 from relkt.errors import ConfigError, Interrupted, RelktError, WriteError, catch_sigint, is_interrupt
 from relkt.io import os_reason
 from relkt.jobs.pool import check_formats
-from relkt.names import PAPER_WEIGHTS
+from relkt.names import PAPER_WEIGHTS, TERM_OF_WEIGHT
 
 EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by SIGINT
 
@@ -129,7 +129,7 @@ def check_weight_keys(weights: dict) -> None:
     if unknown:
         raise ConfigError(
             f"distill.weights.{unknown[0]}: no loss term reads this weight; the terms' weights are "
-            f"{', '.join(sorted(known))}"
+            + ", ".join(f"{w} ({TERM_OF_WEIGHT[w]})" for w in PAPER_WEIGHTS)
         )
 
 
