@@ -149,6 +149,13 @@ def test_killed_run_resumes_and_matches_an_uninterrupted_one(synthetic_data, tmp
     ):
         for key in za.files:
             np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
+    # the training log too: every entry the mean of the same steps (a window across the kill continues)
+    logs = [
+        [json.loads(line) for line in (tmp_path / x / "run" / "train.jsonl").read_text().splitlines()] for x in "ab"
+    ]
+    assert [e["step"] for e in logs[0]] == [e["step"] for e in logs[1]]
+    for ea, eb in zip(*logs):
+        assert ea["train/loss"] == pytest.approx(eb["train/loss"], abs=1e-5), ea["step"]
 
 
 def test_positives_per_question_keeps_own_language_and_samples_the_rest(synthetic_data, tmp_path):

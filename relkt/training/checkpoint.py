@@ -35,6 +35,9 @@ class RunState:
     # the training loss, its terms and the learning rate every TRAIN_LOG_EVERY steps (curves.png, train.jsonl,
     # TensorBoard): an evaluation's record alone draws a short run's curve from two points
     train_log: list = field(default_factory=list)
+    # the steps since the training log's last entry: {"steps": n, "sums": {name: sum of its per-step values}}, kept
+    # here so that a resumed run's next entry is the mean of the same steps an uninterrupted run's is
+    loss_window: dict = field(default_factory=dict)
     finished: bool = False
     stopped_early: bool = False
     stop_reason: str = ""  # "plateau" (early stop) or "max_steps" (the step budget)

@@ -100,7 +100,7 @@ class DistributedFit:
             if progbar:
                 progbar.update(i + 1, list(running.items()))
             for callback in callbacks:
-                callback.on_train_batch_end(i, running)
+                callback.on_train_batch_end(i, logs)  # this batch's values, as HarnessCallback makes Keras's
             if self.model.stop_training:
                 break
         return {k: v / max(n, 1) for k, v in totals.items()}

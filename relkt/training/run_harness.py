@@ -149,6 +149,21 @@ class RunHarness:
         )
         return {k[2:]: v for k, v in arrays.items() if k.startswith("x_")}
 
+    # ----- the training log ------------------------------------------------------------------
+    def window_means(self) -> dict[str, float]:
+        """Means over the steps since the training log's last entry (per-step values, see HarnessCallback)."""
+        window = self.state.loss_window
+        return {k: v / window["steps"] for k, v in window.get("sums", {}).items()}
+
+    def recent_train_means(self) -> dict[str, float]:
+        """The open window's means, or the last entry's when the window has just closed."""
+        if self.state.loss_window.get("steps"):
+            return self.window_means()
+        if self.state.train_log:
+            last = self.state.train_log[-1]
+            return {k[len("train/") :]: v for k, v in last.items() if k.startswith("train/")}
+        return {}
+
     # ----- evaluation -----------------------------------------------------------------------
     def evaluate(self, schedule: bool = True) -> bool:
         """Evaluate on dev, log, update the schedule (`schedule=False`: a baseline that only sets the
@@ -160,7 +175,7 @@ class RunHarness:
             "step": self.state.global_step,
             "epoch": self.state.epoch,
             "learning_rate": self.state.learning_rate,
-            **{f"train/{k}": float(v) for k, v in self.last_logs.items()},
+            **{f"train/{k}": v for k, v in self.recent_train_means().items()},
             **{f"dev/{k}": v for k, v in metrics.items()},
             "primary": value,
             "best": self.policy.best,
@@ -278,13 +293,19 @@ class RunHarness:
                 f"{self.current_learning_rate():.3g}); stopped ({self.kept()}); lower schedule.learning_rate (or check "
                 "the data) and start a new output_dir"
             )
+        window = self.state.loss_window
+        sums = window.setdefault("sums", {})
+        for k, v in self.last_logs.items():
+            sums[k] = sums.get(k, 0.0) + v
+        window["steps"] = window.get("steps", 0) + 1
         if self.state.global_step % TRAIN_LOG_EVERY == 0:
             entry = {
                 "step": self.state.global_step,
                 "learning_rate": self.current_learning_rate(),
-                **{f"train/{k}": v for k, v in self.last_logs.items() if math.isfinite(v)},
+                **{f"train/{k}": v for k, v in self.window_means().items() if math.isfinite(v)},
             }
             self.state.train_log.append(entry)
+            self.state.loss_window = {}
             if self.chief:
                 self.log.scalars(entry)
         stop = False
@@ -404,5 +425,10 @@ class HarnessCallback(keras.callbacks.Callback):
             raise WriteError(
                 f"{self.harness.out}: step {self.harness.state.global_step}: {getattr(e, 'message', None) or e!r}"
             ) from e
+        finally:
+            # Keras's logs are means since the pass began; reset after every batch they are that batch's values,
+            # which the harness averages over windows of steps a resume continues (Progbar still shows means)
+            if hasattr(self.model, "reset_metrics"):
+                self.model.reset_metrics()
         if stop:
             self.model.stop_training = True

@@ -284,3 +284,48 @@ def test_the_training_log_has_the_loss_every_ten_steps_between_evaluations(synth
     evaluations = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert [e["step"] for e in evaluations] == [25]  # the step budget's one evaluation
     assert (tmp_path / "run" / "curves.png").stat().st_size > 0 and any((tmp_path / "run" / "tensorboard").iterdir())
+
+
+def test_the_training_log_averages_fixed_windows_that_a_resume_continues(tmp_path):
+    """Entries every 10 steps, each the mean of its 10 steps' losses; a run checkpointed at step 13 and resumed in a
+    new process logs the same entries as one that never stopped (before, the first window after a resume averaged
+    only the steps since it)."""
+    from relkt.training.run_harness import TRAIN_LOG_EVERY
+
+    losses = [float(i % 7) for i in range(1, 31)]
+    whole = trained_harness(tmp_path / "whole")
+    for x in losses:
+        whole.after_step({"loss": x})
+    first = trained_harness(tmp_path / "resumed")
+    for x in losses[:13]:
+        first.after_step({"loss": x})
+    first.save_checkpoint()
+    again = trained_harness(tmp_path / "resumed")
+    again.restore()
+    for x in losses[13:]:
+        again.after_step({"loss": x})
+    expected = [np.mean(losses[i - TRAIN_LOG_EVERY : i]) for i in (10, 20, 30)]
+    assert [e["train/loss"] for e in whole.state.train_log] == pytest.approx(expected)
+    assert again.state.train_log == whole.state.train_log
+
+
+def test_keras_logs_reach_the_harness_as_each_batch_s_own_values(tmp_path):
+    """Keras's batch logs are means since the pass began; HarnessCallback resets the model's metrics after each
+    batch, so the harness receives every batch's own loss (what the fixed windows average)."""
+    from relkt.training.run_harness import HarnessCallback
+
+    seen = []
+
+    class Recorder(RunHarness):
+        def after_step(self, logs):
+            seen.append(float(logs["loss"]))
+            return False
+
+    h = trained_harness(tmp_path)
+    h.__class__ = Recorder
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, use_bias=False, kernel_initializer="zeros")])
+    model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")  # the rate 0 keeps every batch's loss its own
+    x = np.zeros((3, 1), "float32")
+    y = np.array([[1.0], [2.0], [3.0]], "float32")
+    model.fit(x, y, batch_size=1, shuffle=False, verbose=0, callbacks=[HarnessCallback(h)])
+    assert seen == pytest.approx([1.0, 4.0, 9.0])  # not the running means 1, 2.5, 4.67
