@@ -265,3 +265,15 @@ def test_a_student_groups_message_names_the_group_once(tiny_data):
     with pytest.raises(ConfigError) as raised:
         check_groups(groups, student, student.data, ["en", "de"], lambda g: g.overrides("en", "out"), "setup x")
     assert str(raised.value).count("student_groups.a") == 1 and "hold only the source language" in str(raised.value)
+
+
+def test_the_last_lines_print_absolute_paths_whatever_folder_ran_them(synthetic_data, tmp_path, capsys, monkeypatch):
+    """output_dir and --output are read from the current folder (base: from the config file); what relkt wrote is
+    printed absolute, so a relative path given never leaves where the files went unsaid."""
+    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 2, "output_dir": "run"})
+    monkeypatch.chdir(tmp_path)
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    assert f"model: {tmp_path / 'run' / 'best'}" in capsys.readouterr().out
+    args = ["--encoder", "hub:run/best", "--data-dir", str(synthetic_data), "--split", "dev", "--no-progress"]
+    assert evaluate.main([*args, "--output", "scores.json"]) == 0
+    assert f"wrote {tmp_path / 'scores.json'} and {tmp_path / 'scores.per_question.npz'}" in capsys.readouterr().out

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from relkt.cli.common import shown
 from relkt.errors import DataError
 from relkt.io import atomic_write_text
 from relkt.recipes.comparison import UNITS, comparison
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"
     )
     atomic_write_text(output, text)
-    print(f"\nwrote {output}")
+    print(f"\nwrote {shown(output)}")
     return 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -133,12 +134,18 @@ def check_weight_keys(weights: dict) -> None:
         )
 
 
+def shown(path: str | Path) -> str:
+    """A path as the last lines print it: absolute, whatever folder the command ran in (config paths other than `base:`
+    are read from the current folder, so a relative one alone does not say where a file went)."""
+    return str(Path(os.path.abspath(path)))
+
+
 def final_line(stage: str, summary: dict[str, Any], best_dir: Path) -> str:
     """A trainer's last line: its best dev score and where the model is, and, when the run scored its starting point
     (`summary["start"]`), whether training beat it: a best/ worse than the model it started from is said here."""
     best, start = summary.get("best", {}), summary.get("start")
     at = f"{best.get('metric')} = {best.get('value')} at step {best.get('step')}"
-    line = f"{stage} done: best dev {at}; model: {best_dir}"
+    line = f"{stage} done: best dev {at}; model: {shown(best_dir)}"
     if not start or best.get("value") is None:
         return line
     if best["value"] < start["value"]:

@@ -23,7 +23,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import run_cli
+from relkt.cli.common import run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
 from relkt.cli.types import comma_list, named_specs, positive_int
 from relkt.config.student_config import StudentDataSection
@@ -148,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in result.report.get("skipped", {}).values():
                 print(line, file=sys.stderr)
         figures = len(list(result.output.rglob("*.png")))
-        print(f"wrote {result.output / 'report.md'} and {result.output / 'report.json'} ({figures} figures)")
+        print(
+            f"wrote {shown(result.output / 'report.md')} and {shown(result.output / 'report.json')} ({figures} figures)"
+        )
         return 0
 
     return run_cli(body, request=CoverageRequest)

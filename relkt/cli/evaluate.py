@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import run_cli
+from relkt.cli.common import run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments, pool_fields
 from relkt.cli.types import positive_int, writable_file, xx_en_units
 from relkt.config.student_config import StudentDataSection
@@ -116,7 +116,7 @@ def run(args) -> int:
     print(evaluation_table(result.results))
     if args.output:
         write_evaluation(result, args.output)
-        print(f"wrote {args.output} and {per_question_path(args.output)}")
+        print(f"wrote {shown(args.output)} and {shown(per_question_path(args.output))}")
     return 0
 
 

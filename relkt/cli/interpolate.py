@@ -22,7 +22,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import run_cli
+from relkt.cli.common import run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
 from relkt.cli.types import positive_int, xx_en_units
 from relkt.jobs.interpolate import interpolate
@@ -107,7 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             mean = result.results[str(alpha)]["lareqa/mAP"]
             print(f"{alpha:<6.3g} {100 * value:>8.2f}  {100 * mean:>8.2f}{mark}")
         out = result.output
-        print(f"wrote {out} (alpha {result.alpha:g}) and {out.parent / (out.name + '.interpolation.json')}")
+        print(
+            f"wrote {shown(out)} (alpha {result.alpha:g}) and {shown(out.parent / (out.name + '.interpolation.json'))}"
+        )
         return 0
 
     return run_cli(body, request=InterpolateRequest)

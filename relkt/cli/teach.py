@@ -19,7 +19,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import run_cli
+from relkt.cli.common import run_cli, shown
 from relkt.cli.types import comma_list, language_list, positive_int
 from relkt.config import config_yaml
 from relkt.jobs.requests import TeachRequest
@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(config_yaml(student_config(request)), end="")
             return 0
         result = teach(request, command)
-        print(f"wrote {result.report} and {result.output / 'teach.json'}")
+        print(f"wrote {shown(result.report)} and {shown(result.output / 'teach.json')}")
         return 0
 
     return run_cli(body, interrupted="interrupted; rerun the same command to resume the student", request=TeachRequest)
