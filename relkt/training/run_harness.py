@@ -413,11 +413,25 @@ class HarnessCallback(keras.callbacks.Callback):
     def __init__(self, harness: RunHarness):
         super().__init__()
         self.harness = harness
+        self.pass_sums: dict[str, float] = {}
+        self.pass_steps = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.pass_sums, self.pass_steps = {}, 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        # Keras reads the pass's means from the metrics this callback resets: give the callbacks after it (the
+        # progress line) the means of the batches' own values instead
+        if logs is not None and self.pass_steps:
+            logs.update({k: v / self.pass_steps for k, v in self.pass_sums.items()})
 
     def on_train_batch_begin(self, batch, logs=None):
         self.harness.before_step()
 
     def on_train_batch_end(self, batch, logs=None):
+        for k, v in (logs or {}).items():
+            self.pass_sums[k] = self.pass_sums.get(k, 0.0) + float(v)
+        self.pass_steps += 1
         try:
             stop = self.harness.after_step(logs)
         except (StopIteration, tf.errors.OutOfRangeError) as e:

@@ -327,5 +327,6 @@ def test_keras_logs_reach_the_harness_as_each_batch_s_own_values(tmp_path):
     model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")  # the rate 0 keeps every batch's loss its own
     x = np.zeros((3, 1), "float32")
     y = np.array([[1.0], [2.0], [3.0]], "float32")
-    model.fit(x, y, batch_size=1, shuffle=False, verbose=0, callbacks=[HarnessCallback(h)])
+    history = model.fit(x, y, batch_size=1, shuffle=False, verbose=0, callbacks=[HarnessCallback(h)])
     assert seen == pytest.approx([1.0, 4.0, 9.0])  # not the running means 1, 2.5, 4.67
+    assert history.history["loss"] == pytest.approx([14 / 3])  # the pass's mean, as the progress line shows it
