@@ -75,6 +75,11 @@ class StudentDataSection(PoolSection):
     # `split = train` rows alone; its other rows are for scoring only, and a training pair from any folder that holds
     # one of their questions is refused at start. No dev slice is drawn from these folders.
     more_pairs: dict[str, int] = field(default_factory=dict)
+    # QA written in student languages with no English twin (relkt.data.native_questions): source (a QA folder or
+    # file, any format relkt reads, e.g. ../shared/data/qa-native/arcd) -> questions drawn per student language (0 =
+    # all). Each question trains against its answer sentence, which the teacher embeds as its target; a source that
+    # shares an article, context or question id with data_dir or test_dir is refused at start, naming both.
+    native_qa: dict[str, int] = field(default_factory=dict)
 
     def validate(self) -> None:
         super().validate()
@@ -102,6 +107,12 @@ class StudentDataSection(PoolSection):
         for folder, share in self.more_pairs.items():
             if not isinstance(share, int) or share < 0:
                 raise ConfigError(f"data.more_pairs.{folder}: pairs per language, an integer >= 0, got {share!r}")
+        for source, share in self.native_qa.items():
+            if not source or isinstance(share, bool) or not isinstance(share, int) or share < 0:
+                raise ConfigError(
+                    f"data.native_qa.{source}: a QA source -> questions drawn per language, an integer >= 0 (0 = all), "
+                    f"got {share!r}"
+                )
         if self.corpus_pairs_per_lang < 0 or self.corpus_dev_pairs < 0:
             raise ConfigError(
                 f"data.corpus_pairs_per_lang and data.corpus_dev_pairs must be >= 0, got "

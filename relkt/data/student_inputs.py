@@ -1,6 +1,7 @@
 """Everything a student trains on, built in one place, top to bottom, from its config's `data` section: the QA pool
 and the student's languages (`selection.student_pool`), the QA examples with their translations and code-switched
-questions (`parallel.student_examples`), the pair folders' examples with their romanized rows and the held-out pairs
+questions (`parallel.student_examples`), the questions written in student languages
+(`native_questions.native_examples`), the pair folders' examples with their romanized rows and the held-out pairs
 of the dev metric (`parallel.corpus_examples`). The trainer receives the one `StudentInputs` object."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.native_questions import native_examples
 from relkt.data.parallel import ParallelExamples, corpus_examples, student_examples
 from relkt.data.parallel_corpus import PairFiles, ParallelCorpus
 from relkt.data.selection import student_pool
@@ -60,6 +62,10 @@ class StudentInputs:
         replayed = [x for x in langs if x not in taught] if taught and replay_pairs else []
         pairs_per_lang = dict.fromkeys(replayed, replay_pairs)
         examples = student_examples(pool, qa_langs, data, document, output_dir, seed).repeated(data.qa_repeat)
+        if getattr(data, "native_qa", None):  # questions written in the student languages, against their answers
+            native = native_examples(data, langs, seed)
+            examples.extend(native)
+            language_texts = sorted(set(language_texts) | set(native.q_target) | set(native.d_student))
         corpus_dev: dict[str, ParallelCorpus] = {}
         if data.corpus_dir or data.more_pairs:  # general parallel text: question-side pairs, a held-out slice for dev
             corpus, corpus_dev = corpus_examples(data, langs, seed, pairs_per_lang, pair_files)

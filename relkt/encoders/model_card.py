@@ -34,7 +34,7 @@ def card_facts(metadata: dict[str, Any]) -> dict[str, Any]:
         base = training.get("teacher") or training.get("base_encoder") or ""
         langs = []
     sources = [data.get("data_dir"), data.get("corpus_dir"), *(data.get("more_qa") or [])]
-    sources += list((data.get("more_pairs") or {}).keys())
+    sources += [*(data.get("more_pairs") or {}), *(data.get("native_qa") or {})]
     return {
         "stage": stage,
         "kind": metadata.get("kind", ""),

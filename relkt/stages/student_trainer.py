@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from relkt.config import StudentConfig
+from relkt.data.native_questions import native_fingerprint_files
 from relkt.data.parallel import held_out_rule, pair_files_read
 from relkt.data.selection import load_split, measured_split
 from relkt.data.student_inputs import StudentInputs
@@ -109,8 +110,8 @@ class StudentTrainer(Stage):
 
     def fingerprints(self) -> dict[str, dict]:
         """What a resumed run must find again besides the QA data (relkt.training.run_folder.check_fingerprints): the
-        teacher's weights, wherever it now lies, and every pair file read (`pairs/FOLDER/LANG.tsv`), corpus_dir's with
-        the rule that splits off its held-out pairs."""
+        teacher's weights, wherever it now lies, each `data.native_qa` file, and every pair file read
+        (`pairs/FOLDER/LANG.tsv`), corpus_dir's with the rule that splits off its held-out pairs."""
         data = self.config.data
         pairs = pair_files_read(data, self.langs)
         alone = replace(data, more_pairs={}, code_switch_langs=[])
@@ -118,6 +119,7 @@ class StudentTrainer(Stage):
         rule = held_out_rule(data)
         return {
             "teacher": {"weights_sha256": self.teacher_digest},
+            **{name: file_fingerprint(path) for name, path in native_fingerprint_files(data).items()},
             **{
                 f"pairs/{name}": {**file_fingerprint(path), **({"held_out": rule} if path.resolve() in corpus else {})}
                 for name, path in sorted(pairs.items())
