@@ -193,3 +193,42 @@ def test_centred_questions_are_the_plain_embeddings_less_each_sides_train_row_me
     assert got["hub_share"] == pytest.approx(hub_share(xx, en))
     assert report["comparisons"]["b vs a"]["questions_centered/fi/xx>en"]["difference"] == 0.0
     assert "each side less its language's mean" in (out / "report.md").read_text()
+
+
+def test_a_qa_test_source_is_scored_in_its_language_and_against_english(tmp_path, tiny_data):
+    """--qa-test-dir: each German question against the three German paragraphs (in-language) and the three English
+    ones (XX->EN), worked out here from the encoder's own embeddings; the English questions in-language only."""
+    from relkt.encoders.registry import build_encoder
+
+    pairs, _ = make_files(tmp_path)
+    other = export_encoder(NgramEncoder(dim=16, num_buckets=128, seed=7), tmp_path / "other")
+    out = tmp_path / "report"
+    args = ["--encoder", f"zero-shot=hub:{other}", "--encoder", "student=ngram", "--langs", "fi"]
+    args += ["--pairs-dir", str(pairs), "--dev-pairs", "8", "--qa-test-dir", str(tiny_data), "--output", str(out)]
+    assert language_coverage.main([*args, "--learned", "de"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    items = np.load(out / "per_item.npz")
+    doc = {lang: json.loads((tiny_data / f"{lang}.json").read_text())["data"] for lang in ("en", "de")}
+    encoder = build_encoder(f"hub:{other}")
+
+    def hits(questions_lang, paragraphs_lang):
+        questions = [(a["title"], qa["question"]) for a in doc[questions_lang] for qa in a["paragraphs"][0]["qas"]]
+        titles = [a["title"] for a in doc[paragraphs_lang]]
+        q = np.asarray(encoder.embed([text for _, text in questions]))
+        p = np.asarray(encoder.embed([a["paragraphs"][0]["context"] for a in doc[paragraphs_lang]]))
+        q, p = q / np.linalg.norm(q, axis=1, keepdims=True), p / np.linalg.norm(p, axis=1, keepdims=True)
+        return np.array([titles[int(np.argmax(p @ v))] == t for (t, _), v in zip(questions, q)])
+
+    qa = report["figures"]["zero-shot"]["qa"]
+    for kind, lang, against in (("in", "de", "de"), ("en", "de", "en"), ("in", "en", "en")):
+        expected = hits(lang, against)
+        for unit in ("paragraph", "article"):  # one paragraph an article: the same ranking
+            np.testing.assert_array_equal(items[f"zero-shot|qa/{lang}/{kind}_{unit}"], expected)
+            name = "in-language" if kind == "in" else "XX->EN"
+            assert qa[lang][f"{name} {unit} P@1"] == pytest.approx(expected.mean())
+    assert "XX->EN article P@1" not in qa["en"] and qa["de"]["n"] == 6
+    entry = report["comparisons"]["student vs zero-shot"]["qa/de/in_article"]
+    a, b = items["zero-shot|qa/de/in_article"], items["student|qa/de/in_article"]
+    assert entry["p_value"] == pytest.approx(mcnemar(a, b)["p_value"])
+    md = (out / "report.md").read_text()
+    assert "## Answer retrieval in each language" in md and "| de | yes | 6 |" in md

@@ -86,7 +86,7 @@ def build_parser(prog: str = "relkt coverage") -> argparse.ArgumentParser:
 
 def add_language_arguments(p: argparse.ArgumentParser) -> None:
     """The pair-file flags of relkt coverage: --pairs-dir, --dev-pairs, --held-out-sources, --questions-dir,
-    --learned (--langs, --test-dir, --batch-size and --output are the command's own)."""
+    --qa-test-dir, --learned (--langs, --test-dir, --batch-size and --output are the command's own)."""
     p.add_argument(
         "--pairs-dir",
         default=None,
@@ -114,6 +114,12 @@ def add_language_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="folder of {lang}.tsv question files with English translations "
         "(id, split, xx, en), e.g. ../shared/data/xor-questions (default: none)",
+    )
+    p.add_argument(
+        "--qa-test-dir",
+        default=None,
+        help="a QA source scored whole (any format relkt reads, e.g. ../shared/data/mlqa/dev): each question "
+        "language's answer retrieval, against its own paragraphs and articles and against English ones (default: none)",
     )
     p.add_argument(
         "--center",

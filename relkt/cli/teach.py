@@ -60,6 +60,12 @@ def build_parser(prog: str = "relkt teach") -> argparse.ArgumentParser:
         "(default: data.data_dir's default, $RELKT_DATA_DIR)",
     )
     p.add_argument("--test-dir", default=None, help="a QA test source scored whole before and after (default: none)")
+    p.add_argument(
+        "--qa-test-dir",
+        default=None,
+        help="a QA source in the taught languages (any format relkt reads, e.g. ../shared/data/mlqa/dev), scored "
+        "whole before and after: answer retrieval in each language, in it and against English (default: none)",
+    )
     p.add_argument("--teacher", default=None, help="the base encoder spec (default: the recipe's, muse)")
     p.add_argument("--config", default=None, help=f"the recipe (default: {RECIPE.name} in relkt/recipes)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a recipe key (repeat)")

@@ -42,13 +42,14 @@ class EnglishAnswerUnits:
     gold_of: dict[str, int]  # qas_id -> index into texts
 
     @classmethod
-    def from_pool(cls, english: LareqaPool, unit: str) -> EnglishAnswerUnits:
-        """Units of an English pool (load it with `split="all"` for the paper's candidate pool)."""
+    def from_pool(cls, english: LareqaPool, unit: str, lang: str = "en") -> EnglishAnswerUnits:
+        """Units of an English pool (load it with `split="all"` for the paper's candidate pool); with `lang`, of a
+        pool in that one language (in-language retrieval: its questions against its own paragraphs or articles)."""
         if unit not in UNITS or unit.startswith(SCORED):
             raise ConfigError(f"unknown XX->EN unit {unit!r}; valid: {', '.join(UNITS[:3])}")
-        others = sorted({c.lang for c in english.candidates} - {"en"})
+        others = sorted({c.lang for c in english.candidates} - {lang})
         if others:
-            raise DataError(f"English answer units need an English-only pool; it holds {', '.join(others)} candidates")
+            raise DataError(f"{lang} answer units need a {lang}-only pool; it holds {', '.join(others)} candidates")
         sentences = english.candidates
         if unit == "sentence":
             keys = [c.cid for c in sentences]

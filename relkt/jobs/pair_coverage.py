@@ -8,7 +8,8 @@ holds them out: whole documents but the one cut at each source's edge; never has
 both directions, and, where `questions_dir` has the language, XOR-TyDi question retrieval (each question not marked
 `split = train` against the English translations of every such question in the file, and back). With two or more
 encoders, each one's difference from the first with McNemar's p; with `test_dir`, the test source's figures of every
-language (did the student forget?).
+language (did the student forget?); with `qa_test_dir`, answer retrieval in each of its question languages, in the
+language and against English (what a language is taught for).
 Writes OUTPUT/report.md, OUTPUT/report.json, OUTPUT/per_item.npz (every item's hit, from which the tables are
 recomputed) and OUTPUT/coverage.png.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from relkt.analysis.significance import mcnemar
-from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
+from relkt.data.english_answer_units import SCORING_MAX_LENGTH, EnglishAnswerUnits, english_units
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.pair_items import PairItems, read_pair_items
 from relkt.data.parallel_corpus import PairFiles
@@ -131,6 +132,43 @@ def score_test_source(encoder, quiet, test_dir: str, batch_size: int) -> tuple[d
     return figures, {f"test/{lang}": hit[langs == lang] > 0 for lang in figures}
 
 
+QA_UNITS = ("paragraph", "article")  # the units of answer retrieval in a QA test source, the paper's last
+
+
+def score_qa_test_source(encoder, quiet, qa_test_dir: str, batch_size: int) -> tuple[dict, dict[str, np.ndarray]]:
+    """Answer retrieval on a QA test source whole, each question language L both ways the paper ranks documents:
+    in-language (L's questions against every paragraph / article in L) and XX->EN (against every English one, where
+    the source has English). {lang: {"in-language paragraph P@1", ..., "XX->EN article P@1", "n"}} and per-question
+    hits `qa/L/in_UNIT`, `qa/L/en_UNIT` (for McNemar). Units are read whole, as relkt evaluate reads them."""
+    from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator  # deferred: TensorFlow
+
+    source = QaSource.open(qa_test_dir)
+    whole = LareqaPool.from_source(source)
+    langs = sorted(set(whole.question_langs))
+    evaluators = {}
+    for lang in langs:
+        own = whole.subset(question_langs=[lang], candidate_langs=[lang])
+        if len(own.questions):
+            units = {u: EnglishAnswerUnits.from_pool(own, u, lang=lang) for u in QA_UNITS}
+            evaluators[("in", lang)] = XxEnUnitEvaluator(own.questions, units, batch_size=batch_size)
+    asked = [q for q in whole.questions if q.lang != "en"]
+    if "en" in source.languages() and asked:
+        evaluators[("en", "")] = XxEnUnitEvaluator(asked, english_units(source, QA_UNITS), batch_size=batch_size)
+    cache = EncodingCache(quiet)  # each language's blocks name the same metrics: run one by one on one cache
+    for evaluator in evaluators.values():
+        ReadingWholeEvaluator(evaluator, encoder, SCORING_MAX_LENGTH)(cache)
+    figures: dict[str, dict] = {lang: {"n": int(np.sum(whole.question_langs == lang))} for lang in langs}
+    hits: dict[str, np.ndarray] = {}
+    for (kind, _), evaluator in evaluators.items():
+        asked_langs = np.array([q.lang for q in evaluator.questions])
+        for unit in QA_UNITS:
+            for x, block in evaluator.last_results[unit].items():
+                name = "in-language" if kind == "in" else "XX->EN"
+                figures[x][f"{name} {unit} P@1"] = block["P@1"]
+                hits[f"qa/{x}/{kind}_{unit}"] = evaluator.per_question[unit][asked_langs == x] > 0
+    return figures, hits
+
+
 def compare(hits: dict[str, dict[str, np.ndarray]], names: list[str]) -> dict:
     """{"later vs first": {item key: {"difference", "p_value", "only_first", "only_later"}}}: McNemar on paired hits."""
     base, out = names[0], {}
@@ -166,6 +204,10 @@ def run_languages(args: CoverageRequest, read: PairItems | None = None) -> Cover
             test, test_hits = score_test_source(encoder, quiet, args.test_dir, args.batch_size)
             figures[name]["test"] = test
             hits[name].update(test_hits)
+        if args.qa_test_dir:
+            qa, qa_hits = score_qa_test_source(encoder, quiet, args.qa_test_dir, args.batch_size)
+            figures[name]["qa"] = qa
+            hits[name].update(qa_hits)
     names = list(specs)
     report = {
         "setup": {
@@ -177,6 +219,7 @@ def run_languages(args: CoverageRequest, read: PairItems | None = None) -> Cover
             "questions_dir": args.questions_dir,
             "questions_scored": {lang: len(q) for lang, q in items.get("questions", {}).items()},  # not `train` rows
             "test_dir": args.test_dir,
+            "qa_test_dir": args.qa_test_dir,
             "learned": list(args.learned),
         },
         "figures": figures,

@@ -94,6 +94,7 @@ class CoverageRequest(AuditRequest):
     dev_pairs: int = 500
     held_out_sources: list[str] = field(default_factory=list)
     questions_dir: str | None = None
+    qa_test_dir: str | None = None  # a QA source scored whole: each language's answer retrieval, in it and XX->EN
     center: bool = False
     learned: list[str] = field(default_factory=list)
     tokenizers_only: bool = False
@@ -135,6 +136,9 @@ class TeachRequest(Checked):
     watch: list[str] = field(default_factory=list)  # languages the base reads, scored, never trained on
     qa_dir: str | None = None  # the English QA source whose documents the d and dq terms read (default: data.data_dir)
     test_dir: str | None = None  # a QA test source scored whole before and after (forgetting); kept unseen
+    # a QA source in the taught languages (any format relkt reads, e.g. MLQA dev), scored whole before and after:
+    # answer retrieval in each language (its questions against its own passages) and XX->EN; kept unseen
+    qa_test_dir: str | None = None
     teacher: str | None = None  # the base encoder spec (default: the recipe's, muse)
     config: str | None = None  # the recipe (default: relkt/recipes/teach_student.yaml)
     set: list[str] = field(default_factory=list)  # KEY=VALUE overrides of the recipe, applied last

@@ -10,7 +10,8 @@
 Coverage before (the base, zero-shot), the recommended student (relkt/recipes/teach_student.yaml, one file, with what
 the request names set over it, then `set`), coverage after, and forgetting: the controls (languages the base reads,
 trained beside as replay, the rows they read kept out of the taught set), the watched languages (`watch`: scored,
-never trained) and the QA test source whole. One report, OUTPUT/report.md, with its figure
+never trained) and the QA test source whole; with `qa_test_dir`, answer retrieval in each language of a QA source
+(its questions against its own passages, and against English ones). One report, OUTPUT/report.md, with its figure
 (OUTPUT/coverage/coverage.png) and OUTPUT/teach.json. Every input is read once and checked before anything trains;
 the student and the report are handed what was read. Rerunning resumes the student and redoes the report.
 """
@@ -26,10 +27,14 @@ from typing import Any
 
 from relkt.config import StudentConfig
 from relkt.config.config_io import as_overrides, run_config
+from relkt.data.native_questions import native_sources
 from relkt.data.pair_items import PairItems, check_taught_pairs, read_pair_items
 from relkt.data.parallel_corpus import PairFiles
 from relkt.data.qa_format import check_format_name
+from relkt.data.qa_source import QaSource
+from relkt.data.selection import train_source
 from relkt.data.student_inputs import StudentInputs
+from relkt.data.unseen import check_unseen
 from relkt.errors import ConfigError
 from relkt.io import atomic_files, json_text
 from relkt.jobs.coverage import run as coverage_run
@@ -76,6 +81,7 @@ def coverage_request(request: TeachRequest, config: StudentConfig, student_spec:
         held_out_sources=list(config.data.corpus_held_out_sources),
         questions_dir=request.questions_dir,
         test_dir=request.test_dir,
+        qa_test_dir=request.qa_test_dir,
         learned=codes(request.langs),
         batch_size=request.batch_size,
         output=str(Path(request.output) / "coverage"),
@@ -128,6 +134,8 @@ def check_inputs(
     cover = cover or coverage_request(request, config)
     check_format_name(config.data.format, "data.format")
     check_format_name(config.data.test_format, "data.test_format")
+    if request.qa_test_dir:  # answer retrieval is scored on questions and passages no training row came from
+        check_qa_test_source(request.qa_test_dir, config)
     return read_pair_items(
         cover.langs,
         cover.pairs_dir,
@@ -137,6 +145,22 @@ def check_inputs(
         reader=reader,
         where="TeachRequest.",
     )  # every file the report reads, strictly
+
+
+def check_qa_test_source(qa_test_dir: str, config: StudentConfig) -> None:
+    """The QA test source opens, holds questions, and shares no article, context or question id with the student's
+    QA training source (`data.data_dir`) or its native questions (`data.native_qa`)."""
+    test = QaSource.open(qa_test_dir)
+    scored = test.read()
+    name = f"{test.path} (TeachRequest.qa_test_dir)"
+    held = [(train_source(config.data, download=False), "data.data_dir")]
+    held += [(source, "data.native_qa") for source in native_sources(config.data)]
+    for source, key in held:
+        if source is not None:
+            check_unseen(source.read(), scored, f"{source.path} ({key})", name, fix=QA_TEST_FIX)
+
+
+QA_TEST_FIX = "score a QA source the student does not train on (MLQA dev when it trains on MLQA test, or the reverse)"
 
 
 def teach(request: TeachRequest, command: str = "") -> TeachResult:

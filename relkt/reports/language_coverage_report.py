@@ -108,7 +108,54 @@ def languages_markdown(report: dict) -> str:
                 f"\n{n}: mean of the non-English languages: mAP {_pct(np.mean([r['mAP'] for r in rest]))}, "
                 f"article P@1 {_pct(np.mean([r['article P@1'] for r in rest]))}"
             )
+    if "qa" in figures[names[0]]:
+        lines += qa_markdown(setup, figures, comparisons, names)
     return "\n".join(lines) + "\n"
+
+
+def qa_markdown(setup: dict, figures: dict, comparisons: dict, names: list[str]) -> list[str]:
+    """Answer retrieval on the QA test source: each question language in it (its own paragraphs / articles) and
+    XX->EN, every encoder, McNemar against the first; then each encoder's in-language mean over the untaught
+    languages other than English, the level a taught language is read against."""
+    learned = set(setup["learned"])
+    qa = {n: figures[n]["qa"] for n in names}
+    langs = sorted(qa[names[0]])
+
+    def pair(n: str, lang: str, kind: str) -> str:
+        f = qa[n][lang]
+        return f"{_pct(f.get(f'{kind} paragraph P@1'))} / {_pct(f.get(f'{kind} article P@1'))}"
+
+    head = ["lang", "taught", "n"]
+    head += [f"{n} {kind} paragraph / article P@1" for kind in ("in-language", "XX->EN") for n in names]
+    head += [f"{c}: {kind} article" for c in comparisons for kind in ("in-language", "XX->EN")]
+    lines = [
+        "",
+        f"## Answer retrieval in each language ({setup['qa_test_dir']}, whole)",
+        "",
+        "In-language: a question in L against every paragraph (article) in L; XX->EN: against every English one. "
+        "P@1 in %; a difference with McNemar's p on the same questions (* < 0.05).",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for lang in langs:
+        cells = [lang, "yes" if lang in learned else "no", str(qa[names[0]][lang]["n"])]
+        cells += [pair(n, lang, kind) for kind in ("in-language", "XX->EN") for n in names]
+        cells += [_p(c.get(f"qa/{lang}/{kind}_article")) for c in comparisons.values() for kind in ("in", "en")]
+        lines.append("| " + " | ".join(cells) + " |")
+    reference = [x for x in langs if x not in learned and x != "en"]
+    if reference:
+        lines.append("")
+        for n in names:
+            means = {
+                u: np.mean([qa[n][x].get(f"in-language {u} P@1", np.nan) for x in reference])
+                for u in ("paragraph", "article")
+            }
+            lines.append(
+                f"{n}: in-language mean of {', '.join(reference)} (untaught, not English): paragraph "
+                f"{_pct(means['paragraph'])}, article {_pct(means['article'])}"
+            )
+    return lines
 
 
 def coverage_figure(report: dict, path: Path) -> Path:
