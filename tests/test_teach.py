@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 
@@ -185,8 +186,11 @@ def test_the_recipe_is_the_measured_xor_bank_student_with_the_ablations_that_won
         qa_dir=d.data_dir,
         test_dir=d.test_dir,
         output="runs/teach",
+        other_domain={},  # the measured run held no source out whole; teach now holds one out by default (below)
     )
     recipe = to_dict(teach.student_config(request))
+    default = teach.student_config(dataclasses.replace(request, other_domain=None)).data.corpus_other_domain
+    assert set(default) == set(request.langs)  # each taught language's smallest source, never trained on
     won = {
         ("schedule", "sparse_rows"): ("dense", "lazy"),
         ("student", "language_rows", "rest_lr_multiplier"): (0.005, 0.0),

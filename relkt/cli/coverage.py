@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from relkt.cli.common import run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
-from relkt.cli.types import comma_list, named_specs, positive_int
+from relkt.cli.types import comma_list, lang_sources, named_specs, positive_int
 from relkt.config.student_config import StudentDataSection
 from relkt.jobs.audit import TEXTS
 from relkt.jobs.coverage import run
@@ -114,6 +114,14 @@ def add_language_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="folder of {lang}.tsv question files with English translations "
         "(id, split, xx, en), e.g. ../shared/data/xor-questions (default: none)",
+    )
+    p.add_argument(
+        "--other-domain",
+        type=lang_sources,
+        default={},
+        help="LANG:SOURCE,... (e.g. te:tatoeba): every pair of that source scored as another domain, the other "
+        "sources' last --dev-pairs rows as held-out pairs; what a student with data.corpus_other_domain never trained "
+        "on (default: none)",
     )
     p.add_argument(
         "--qa-test-dir",

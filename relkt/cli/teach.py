@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from relkt.cli.common import run_cli, shown
-from relkt.cli.types import comma_list, language_list, positive_int
+from relkt.cli.types import comma_list, language_list, other_domain, positive_int
 from relkt.config import config_yaml
 from relkt.jobs.requests import TeachRequest
 from relkt.jobs.teach import RECIPE, student_config, teach
@@ -52,6 +52,14 @@ def build_parser(prog: str = "relkt teach") -> argparse.ArgumentParser:
         default=[],
         help="comma-separated languages the base reads, scored before and after but never trained on: forgetting "
         "where the student does not replay them (default: none)",
+    )
+    p.add_argument(
+        "--other-domain",
+        type=other_domain,
+        default=None,
+        help="bitext of another domain, the report's first table: a source of each taught language's pair file held "
+        "out whole, never trained on; auto: its smallest, where the file has two or more; none; or LANG:SOURCE,... "
+        "(default: auto)",
     )
     p.add_argument(
         "--qa-dir",

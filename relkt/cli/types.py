@@ -35,6 +35,26 @@ def comma_list(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
+def lang_sources(text: str) -> dict[str, str]:
+    """`LANG:SOURCE,...` (e.g. te:tatoeba,bn:ntrex128) as {lang: source}."""
+    out = {}
+    for item in comma_list(text):
+        lang, sep, source = item.partition(":")
+        if not sep or not lang.strip() or not source.strip():
+            raise argparse.ArgumentTypeError(f"expected LANG:SOURCE items (e.g. te:tatoeba), got {item!r}")
+        out[lang.strip().lower()] = source.strip()
+    return out
+
+
+def other_domain(text: str) -> dict[str, str] | None:
+    """`auto` (None: relkt picks), `none` ({}), or `LANG:SOURCE,...`."""
+    if text.strip().lower() == "auto":
+        return None
+    if text.strip().lower() == "none":
+        return {}
+    return lang_sources(text)
+
+
 def split_fractions(text: str) -> tuple[float, float, float]:
     """`train,dev,test` article fractions, three numbers >= 0 summing to 1."""
     try:

@@ -62,6 +62,10 @@ class StudentDataSection(PoolSection):
     # trains, corpus_dev_pairs of them are the dev metric; what `relkt coverage --held-out-sources` scores. [] = each
     # source's last corpus_dev_pairs rows alone
     corpus_held_out_sources: list[str] = field(default_factory=list)
+    # Another domain, by language: one source of a language's pair file held out whole (none of its pairs trains),
+    # what a report scores as bitext of another domain beside the corpus_dev_pairs held out of the other sources,
+    # e.g. {te: tatoeba}. `relkt teach` picks one for each taught language unless told (--other-domain).
+    corpus_other_domain: dict[str, str] = field(default_factory=dict)
     # Question-shaped pairs first (their English side ends in "?"; Tatoeba's are ~15% of parallel/): `all` pairs as
     # drawn, `only` those; each question pair drawn is repeated corpus_question_repeat times (a weight).
     corpus_questions: Literal["all", "only"] = "all"  # all pairs, or only question-shaped ones
@@ -107,6 +111,14 @@ class StudentDataSection(PoolSection):
         for folder, share in self.more_pairs.items():
             if not isinstance(share, int) or share < 0:
                 raise ConfigError(f"data.more_pairs.{folder}: pairs per language, an integer >= 0, got {share!r}")
+        for lang, source in self.corpus_other_domain.items():
+            if not isinstance(source, str) or not source:
+                raise ConfigError(f"data.corpus_other_domain.{lang}: a source of its pair file, got {source!r}")
+            if source in self.corpus_held_out_sources:
+                raise ConfigError(
+                    f"data.corpus_other_domain.{lang}: {source} is in data.corpus_held_out_sources too; a source is "
+                    "held out one way"
+                )
         for source, share in self.native_qa.items():
             if not source or isinstance(share, bool) or not isinstance(share, int) or share < 0:
                 raise ConfigError(

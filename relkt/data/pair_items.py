@@ -4,7 +4,7 @@ folders before anything trains. Every read goes through one `PairFiles`, so a fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +30,13 @@ def read_pair_items(
     center: bool = False,
     reader: PairFiles | None = None,
     where: str = "",
+    other_domain: Mapping[str, str] | None = None,
 ) -> PairItems:
     """Each language's held-out pairs (whole sources `held_out_sources`, else each source's last `dev_pairs` rows, as a
-    student holds them out) and, from `questions_dir`, the rows not marked `train`; every file read strictly (a broken
-    line is an error naming it: a figure must count every item it was given). `where` names the request in errors."""
+    student holds them out), with `other_domain` ({lang: source}) every pair of that source apart (`pairs_other_domain`,
+    the other sources' last rows still `pairs`), and, from `questions_dir`, the rows not marked `train`; every file
+    read strictly (a broken line is an error naming it: a figure must count every item it was given). `where` names
+    the request in errors."""
     reader = reader or PairFiles()
     langs = list(langs)
     if not langs:
@@ -44,9 +47,16 @@ def read_pair_items(
         raise DataError(
             f"{where}pairs_dir {pairs_dir}: no pairs for {', '.join(missing)}; it holds {', '.join(have) or 'none'}"
         )
-    sources = list(held_out_sources)
-    pairs = {lang: reader.read(pairs_dir, lang, 0.0).split(0 if sources else dev_pairs, sources)[1] for lang in langs}
+    sources, other = list(held_out_sources), dict(other_domain or {})
+    files = {lang: reader.read(pairs_dir, lang, 0.0) for lang in langs}
+    pairs = {lang: f.split(0 if sources else dev_pairs, sources, other.get(lang, ""))[1] for lang, f in files.items()}
     items = {"pairs": pairs}
+    if other:  # a whole source of each such language, never trained on: bitext of another domain
+        outside = [x for x in other if x not in files]
+        if outside:
+            raise ConfigError(f"{where}other_domain: {', '.join(outside)} is not one of {where}langs")
+        items = {"pairs_other_domain": {x: files[x].of_source(s, f"{where}other_domain: ") for x, s in other.items()}}
+        items["pairs"] = pairs
     if questions_dir:
         asked = pair_languages(questions_dir)
         # The rows not marked `split = train` (all rows of a file without the column): what no student may train on
@@ -83,6 +93,7 @@ def check_taught_pairs(
     questions_dir: str | None,
     reader: PairFiles,
     where: str = "",
+    other_domain: Mapping[str, str] | None = None,
 ) -> None:
     """The pair folders of a run that teaches languages, before it trains: every language has pairs; each holds some
     out for the report (what the student never saw) and, unless only watched, keeps some to train; a question file
@@ -95,7 +106,8 @@ def check_taught_pairs(
             f"{', '.join(x + '.tsv' for x in missing)}); it holds {', '.join(have) or 'no .tsv files'}"
         )
     for lang in [*trained, *watched]:
-        train, held = reader.read(pairs_dir, lang, max_bad_share=0.0).split(dev_pairs, held_out_sources)
+        other = (other_domain or {}).get(lang, "")
+        train, held = reader.read(pairs_dir, lang, max_bad_share=0.0).split(dev_pairs, held_out_sources, other)
         if not len(held):
             raise DataError(
                 f"{Path(pairs_dir) / f'{lang}.tsv'}: no held-out document to score (data.corpus_dev_pairs = "

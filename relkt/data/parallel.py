@@ -167,9 +167,15 @@ def held_out_rule(data) -> str:
     """How `data.corpus_dir`'s pairs are split (`ParallelCorpus.split`), recorded beside their fingerprints: a run
     resumed under another rule would train on other pairs. An older relkt held out a hashed slice of lines and
     recorded no rule, so such a run is refused rather than resumed on a different split."""
-    if data.corpus_held_out_sources:
-        return "whole sources: " + ",".join(data.corpus_held_out_sources)
-    return "each source's last rows"
+    rule = (
+        "whole sources: " + ",".join(data.corpus_held_out_sources)
+        if data.corpus_held_out_sources
+        else "each source's last rows"
+    )
+    other = getattr(data, "corpus_other_domain", {})
+    if other:  # recorded only when set: a run from before the setting resumes under the same rule
+        rule += "; another domain: " + ",".join(f"{lang}:{source}" for lang, source in sorted(other.items()))
+    return rule
 
 
 def corpus_examples(
@@ -211,7 +217,8 @@ def corpus_examples(
                 scored = pairs.held_out()
                 held.setdefault(lang, {}).update({x: f"{pairs.path}:{n}" for x, n in zip(scored.xx, scored.lines)})
             if key == "corpus_dir":
-                train, lang_dev = pairs.split(data.corpus_dev_pairs, data.corpus_held_out_sources)
+                other = data.corpus_other_domain.get(lang, "")
+                train, lang_dev = pairs.split(data.corpus_dev_pairs, data.corpus_held_out_sources, other)
             else:
                 train, lang_dev = pairs.split(0)
                 if not len(train):

@@ -76,7 +76,18 @@ class ParallelCorpus:
         rows for every encoder scored."""
         return self._rows([i for i, train in enumerate(self.marked_train()) if not train or self.splits is None])
 
-    def split(self, dev_pairs: int, held_out_sources: Sequence[str] = ()) -> tuple[ParallelCorpus, ParallelCorpus]:
+    def of_source(self, source: str, where: str = "") -> ParallelCorpus:
+        """Every row of one source (the `source` column): a whole source held out as another domain. `where` names
+        the setting in the error when the file has none of it."""
+        rows = [i for i in range(len(self)) if self.source[i] == source]
+        if not rows:
+            have = ", ".join(sorted(set(self.source))) or "none"
+            raise DataError(f"{self.path}: {where}no pair of the source {source!r} (its sources: {have})")
+        return self._rows(rows)
+
+    def split(
+        self, dev_pairs: int, held_out_sources: Sequence[str] = (), other_domain: str = ""
+    ) -> tuple[ParallelCorpus, ParallelCorpus]:
         """(train, dev), held out by document, never by line: a line's neighbours in a parallel file are the rest of
         its document (news and COVID-19 sets keep their documents' order), so a hashed slice would score sentences
         whose documents trained. With `held_out_sources`, every pair of those sources (the `source` column) is held
@@ -85,13 +96,16 @@ class ParallelCorpus:
         source is cut between the parts. The slice depends on the file alone, so a resumed or repeated run holds out
         the same pairs. A question file's rows not marked `train` are for scoring only (`held_out`): both parts come
         from its `train` rows, and a `train` row that shares its question text or id with one of the others is
-        refused, naming both lines."""
+        refused, naming both lines. `other_domain`: a source left out of both parts, whole (`of_source` scores it)."""
         marked = self.marked_train()
         if self.splits is not None:
             self._refuse_overlap(
                 [i for i in range(len(self)) if marked[i]], [i for i in range(len(self)) if not marked[i]]
             )
         rows = [i for i in range(len(self)) if marked[i]]
+        if other_domain:
+            self.of_source(other_domain, "held out as another domain (data.corpus_other_domain): ")
+            rows = [i for i in rows if self.source[i] != other_domain]
         if held_out_sources:
             held = [i for i in rows if self.source[i] in set(held_out_sources)]
             if not held:

@@ -225,6 +225,12 @@ def student_pool(data: StageData, seed: int) -> tuple[LareqaPool, list[str], lis
                 f"{': every language of the training source' if data.student_langs == ALL else ''}); add it to "
                 "data.student_langs or drop it"
             )
+    outside = [x for x in getattr(data, "corpus_other_domain", {}) if x not in langs]
+    if outside:
+        raise ConfigError(
+            f"data.corpus_other_domain: {', '.join(outside)} is not a student language ({', '.join(langs)}); "
+            "add it to data.student_langs or drop it"
+        )
     qa_langs = [x for x in langs if x in pool.langs] if data.parallel == "dataset" else list(langs)
     pairs_only = [x for x in langs if x not in qa_langs]
     if pairs_only:

@@ -40,7 +40,8 @@ from relkt.reports.language_coverage_report import coverage_figure, languages_ma
 
 log = logging.getLogger("relkt.coverage")
 
-TASKS = ("pairs", "questions", "questions_centered")  # held-out parallel text, XOR-TyDi questions (--center)
+# a whole source held out as another domain, held-out parallel text, XOR-TyDi questions (--center)
+TASKS = ("pairs_other_domain", "pairs", "questions", "questions_centered")
 DIRECTIONS = ("xx>en", "en>xx")
 
 
@@ -56,6 +57,7 @@ def read_items(args: CoverageRequest, pair_files: PairFiles | None = None) -> Pa
         args.center,
         pair_files,
         where="CoverageRequest.",
+        other_domain=args.other_domain,
     )
 
 
@@ -65,7 +67,13 @@ def held_out_sources(args: CoverageRequest) -> list[str]:
 
 def held_out_how(args: CoverageRequest) -> str:
     """What the report calls held out: whole sources, or each source's last rows (whole documents but one a source)."""
-    sources = held_out_sources(args)
+    sources, other = held_out_sources(args), args.other_domain
+    if other:
+        apart = ", ".join(f"{lang} {source}" for lang, source in other.items())
+        return (
+            f"{args.dev_pairs} pairs a language, each source's last rows in its share (the same sources a student "
+            f"trained on); and another domain, a whole source no pair of which trained: {apart}"
+        )
     if sources:
         return f"every pair of {', '.join(sources)} (whole sources: no document shared with a pair trained on)"
     return (
@@ -99,7 +107,7 @@ def score_encoder(encoder, quiet, items: dict, batch_size: int) -> tuple[dict, d
                 entry[name] = {d: {"P@1": r["P@1"], "MRR": r["MRR"], "n": len(pairs)} for d, r in result.items()}
                 entry[name]["hub_share"] = hub_share(a, b)
                 hits.update({f"{name}/{lang}/{d}": r["hit1"] for d, r in result.items()})
-            if task == "pairs" and tokenizer is not None:
+            if task == "pairs" and tokenizer is not None:  # the tokenizer audit reads the same-source rows
                 entry["tokenizer"] = {
                     **audit_tokenizer(tokenizer, pairs.xx),
                     "unreadable_scripts": unreadable_scripts(tokenizer, pairs.xx),
@@ -216,6 +224,7 @@ def run_languages(args: CoverageRequest, read: PairItems | None = None) -> Cover
             "pairs_dir": args.pairs_dir,
             "dev_pairs": args.dev_pairs,
             "held_out": held_out_how(args),
+            "other_domain": dict(args.other_domain),
             "questions_dir": args.questions_dir,
             "questions_scored": {lang: len(q) for lang, q in items.get("questions", {}).items()},  # not `train` rows
             "test_dir": args.test_dir,

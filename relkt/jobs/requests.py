@@ -93,6 +93,7 @@ class CoverageRequest(AuditRequest):
     pairs_dir: str | None = None
     dev_pairs: int = 500
     held_out_sources: list[str] = field(default_factory=list)
+    other_domain: dict[str, str] = field(default_factory=dict)  # lang -> a source scored whole as another domain
     questions_dir: str | None = None
     qa_test_dir: str | None = None  # a QA source scored whole: each language's answer retrieval, in it and XX->EN
     center: bool = False
@@ -132,6 +133,9 @@ class TeachRequest(Checked):
     pairs_dir: str = ""  # folder of {lang}.tsv pair files (source, en, xx)
     output: str = "runs/teach"  # OUTPUT/student (the run), OUTPUT/coverage, OUTPUT/report.md, OUTPUT/teach.json
     questions_dir: str | None = None  # question files (id, split, xx, en): `train` rows train, the others are scored
+    # lang -> a source of its pair file held out whole, the report's bitext of another domain; None: one chosen for
+    # each taught language (relkt.jobs.teach.choose_other_domain); {}: none
+    other_domain: dict[str, str] | None = None
     controls: list[str] = field(default_factory=list)  # languages the base reads: trained beside and scored
     watch: list[str] = field(default_factory=list)  # languages the base reads, scored, never trained on
     qa_dir: str | None = None  # the English QA source whose documents the d and dq terms read (default: data.data_dir)

@@ -22,6 +22,7 @@ import dataclasses
 import logging
 import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from relkt.config import StudentConfig
 from relkt.config.config_io import as_overrides, run_config
 from relkt.data.native_questions import native_sources
 from relkt.data.pair_items import PairItems, check_taught_pairs, read_pair_items
-from relkt.data.parallel_corpus import PairFiles
+from relkt.data.parallel_corpus import PairFiles, pair_file
 from relkt.data.qa_format import check_format_name
 from relkt.data.qa_source import QaSource
 from relkt.data.selection import train_source
@@ -49,10 +50,32 @@ def codes(names: list[str]) -> list[str]:
     return [x.strip().lower() for x in names if x.strip()]
 
 
-def student_config(request: TeachRequest) -> StudentConfig:
-    """The recipe with what the flags name set over it, then the request's `set` (a user's `--set` wins)."""
+def choose_other_domain(request: TeachRequest, reader: PairFiles | None = None) -> dict[str, str]:
+    """{taught language: the source of its pair file held out whole}, the report's bitext of another domain: the
+    request's `other_domain` when given, else for each taught language whose file holds two sources or more, its
+    smallest (fewest pairs; the first by name on a tie), so the most pairs still train. A file of one source has
+    none."""
+    if request.other_domain is not None:
+        return dict(request.other_domain)
+    if not request.pairs_dir:
+        return {}
+    reader = reader or PairFiles()
+    out = {}
+    for lang in codes(request.langs):
+        if not pair_file(request.pairs_dir, lang).is_file():
+            continue  # check_inputs names the missing file
+        counts = Counter(reader.read(request.pairs_dir, lang, max_bad_share=0.0).source)
+        if len(counts) > 1:
+            out[lang] = min(sorted(counts), key=lambda source: counts[source])
+    return out
+
+
+def student_config(request: TeachRequest, other_domain: dict[str, str] | None = None) -> StudentConfig:
+    """The recipe with what the flags name set over it, then the request's `set` (a user's `--set` wins);
+    `other_domain`: the sources held out whole (`choose_other_domain`'s, read here when not given)."""
     langs, controls = codes(request.langs), codes(request.controls)
     sets = {
+        "data.corpus_other_domain": choose_other_domain(request) if other_domain is None else other_domain,
         "output_dir": str(Path(request.output) / "student"),
         "data.student_langs": langs + controls,
         "student.language_rows.langs": langs,
@@ -79,6 +102,7 @@ def coverage_request(request: TeachRequest, config: StudentConfig, student_spec:
         pairs_dir=request.pairs_dir,
         dev_pairs=config.data.corpus_dev_pairs,
         held_out_sources=list(config.data.corpus_held_out_sources),
+        other_domain=dict(config.data.corpus_other_domain),
         questions_dir=request.questions_dir,
         test_dir=request.test_dir,
         qa_test_dir=request.qa_test_dir,
@@ -130,6 +154,7 @@ def check_inputs(
         request.questions_dir,
         reader,
         where="TeachRequest.",
+        other_domain=config.data.corpus_other_domain,
     )
     cover = cover or coverage_request(request, config)
     check_format_name(config.data.format, "data.format")
@@ -144,6 +169,7 @@ def check_inputs(
         cover.questions_dir,
         reader=reader,
         where="TeachRequest.",
+        other_domain=cover.other_domain,
     )  # every file the report reads, strictly
 
 
@@ -168,9 +194,9 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
     from relkt.stages.student_trainer import StudentTrainer  # deferred: heavy (TensorFlow), after the checks
 
     t0 = time.monotonic()
-    config = student_config(request)
-    before = coverage_request(request, config)  # the report's request, its student named once trained
     pair_files = PairFiles()
+    config = student_config(request, choose_other_domain(request, pair_files))
+    before = coverage_request(request, config)  # the report's request, its student named once trained
     items = check_inputs(request, config, pair_files, before)
     rest = config.student.language_rows.rest_lr_multiplier
     if rest and not codes(request.controls):
@@ -194,6 +220,7 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
         "langs": codes(request.langs),
         "controls": codes(request.controls),
         "watch": codes(request.watch),
+        "other_domain": dict(config.data.corpus_other_domain),
         "recipe": request.config or "relkt/recipes/teach_student.yaml (the shipped recipe)",
         "student": {"run": config.output_dir, "spec": student.spec, "best": student.summary.get("best")},
         "start": student.summary.get("start"),
@@ -218,7 +245,9 @@ def teach_markdown(summary: dict[str, Any], coverage_md: str) -> str:
         *([f"    {summary['command']}", ""] if summary["command"] else []),
         f"Taught: {', '.join(summary['langs'])}; controls (the base reads them; trained beside as replay): "
         f"{', '.join(summary['controls']) or 'none'}; watched (scored only, never trained): "
-        f"{', '.join(summary['watch']) or 'none'}. Recipe: `{summary['recipe']}`; the run's resolved config: "
+        f"{', '.join(summary['watch']) or 'none'}. Bitext of another domain (a whole source held out of training): "
+        f"{', '.join(f'{x} {src}' for x, src in summary['other_domain'].items()) or 'none'}. "
+        f"Recipe: `{summary['recipe']}`; the run's resolved config: "
         f"`{summary['student']['run']}/config.yaml`.",
         "",
         f"Wall time: student {wall['student'] / 60:.1f} min, report {wall['report'] / 60:.1f} min, total "

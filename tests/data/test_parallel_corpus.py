@@ -152,3 +152,51 @@ def test_a_held_out_source_is_held_out_whole(tmp_path):
         DataError, match=r"de.tsv: no pair of the held-out source\(s\) wiki \(its sources: news, tatoeba\)"
     ):
         corpus.split(0, ["wiki"])
+
+
+def test_another_domain_is_a_whole_source_in_neither_part(tmp_path):
+    """60 tatoeba pairs and 40 news pairs, news held out as another domain: train and dev (the last 10 rows, all from
+    tatoeba) hold none of it; `of_source` gives all 40; a source the file lacks names the setting."""
+    rows = good(60) + [f"news\tnews line {i}\tNachricht {i}\n".encode() for i in range(40)]
+    corpus = read_parallel_tsv(write(tmp_path / "de.tsv", rows), "de")
+    train, dev = corpus.split(10, (), "news")
+    assert set(train.source) == set(dev.source) == {"tatoeba"} and (len(train), len(dev)) == (50, 10)
+    assert corpus.of_source("news").en == [f"news line {i}" for i in range(40)]
+    with pytest.raises(DataError, match=r"de.tsv: held out as another domain \(data.corpus_other_domain\): no pair"):
+        corpus.split(10, (), "wiki")
+
+
+def test_a_student_never_trains_on_its_other_domain_and_the_report_scores_it_whole(tmp_path):
+    from relkt.config import StudentConfig, load_config
+    from relkt.data.pair_items import read_pair_items
+    from relkt.data.parallel import corpus_examples, held_out_rule
+
+    folder = tmp_path / "pairs"
+    folder.mkdir()
+    rows = good(30) + [f"news\tnews line {i}\tNachricht {i}\n".encode() for i in range(12)]
+    write(folder / "de.tsv", rows)
+    sets = [f"data.corpus_dir={folder}", "data.corpus_dev_pairs=5", "data.corpus_pairs_per_lang=0"]
+    plain = load_config(StudentConfig, None, sets)
+    apart = load_config(StudentConfig, None, [*sets, "data.corpus_other_domain={de: news}"])
+    trained = corpus_examples(apart.data, ["en", "de"], 0)[0].q_source
+    assert len(trained) == 25 and not any(q.startswith("news") for q in trained)
+    assert any(q.startswith("news") for q in corpus_examples(plain.data, ["en", "de"], 0)[0].q_source)
+    assert held_out_rule(apart.data) != held_out_rule(plain.data)  # a resume under another rule is refused
+    items = read_pair_items(["de"], str(folder), 5, other_domain={"de": "news"}).items
+    assert len(items["pairs_other_domain"]["de"]) == 12 and set(items["pairs"]["de"].source) == {"tatoeba"}
+    assert len(items["pairs"]["de"]) == 5
+
+
+def test_teach_holds_out_each_taught_languages_smallest_source_unless_told(tmp_path):
+    from relkt.jobs.requests import TeachRequest
+    from relkt.jobs.teach import choose_other_domain
+
+    folder = tmp_path / "pairs"
+    folder.mkdir()
+    write(folder / "de.tsv", good(30) + [f"news\tn {i}\tN {i}\n".encode() for i in range(12)])
+    write(folder / "fi.tsv", good(8))  # one source: nothing to hold out whole
+    request = TeachRequest(langs=["de", "fi"], pairs_dir=str(folder))
+    assert choose_other_domain(request) == {"de": "news"}
+    told = TeachRequest(langs=["de", "fi"], pairs_dir=str(folder), other_domain={"de": "tatoeba"})
+    assert choose_other_domain(told) == {"de": "tatoeba"}
+    assert choose_other_domain(TeachRequest(langs=["de"], pairs_dir=str(folder), other_domain={})) == {}
