@@ -359,3 +359,37 @@ def test_a_muse_run_is_scored_through_muse_dir_which_reads_whole_articles(tmp_pa
     for text, kind in cases.items():
         (run / "config.yaml").write_text(text)
         assert evaluate.best_export(str(run / "config.yaml")) == f"{kind}:{run / 'best'}"
+
+
+def test_more_test_sources_are_each_scored_whole_and_kept_unseen(synthetic_data, tiny_data, tmp_path, capsys):
+    """--test-dir A --more-test B: one table and one result pair each, r.json for A and r.B.json for B, each pool the
+    source's own; a teacher whose data.more_test shares an article with its training source is refused at start,
+    naming both."""
+    from relkt.cli import evaluate as evaluate_cli
+    from relkt.cli import train_teacher
+    from tests.helpers.data import make_synthetic_lareqa
+    from tests.helpers.runs import tiny_config
+
+    other = make_synthetic_lareqa(tmp_path / "other", n_articles=3, langs=("en",), seed=3)
+    for path in other.glob("*.json"):  # titles and ids of its own
+        doc = json.loads(path.read_text())
+        for article in doc["data"]:
+            article["title"] = "Other " + article["title"]
+            for qa in article["paragraphs"][0]["qas"]:
+                qa["id"] = "other-" + qa["id"]
+        path.write_text(json.dumps(doc))
+    out = tmp_path / "r.json"
+    args = ["--encoder", "ngram", "--data-dir", str(synthetic_data), "--test-dir", str(tiny_data)]
+    args += ["--more-test", str(other), "--split", "test", "--no-progress", "--output", str(out)]
+    assert evaluate_cli.main(args) == 0
+    printed = capsys.readouterr().out
+    assert f"test source {tiny_data}:" in printed and f"test source {other}:" in printed
+    first, second = json.loads(out.read_text()), json.loads((tmp_path / "r.other.json").read_text())
+    assert first["lareqa"]["n_questions"] == 12 and second["lareqa"]["n_questions"] == 6  # 6 en+de, 6 en
+    assert (tmp_path / "r.other.per_question.npz").is_file()
+    cfg = tiny_config(
+        tmp_path / "t", synthetic_data, **{"data.test_dir": str(tiny_data), "data.more_test": [str(synthetic_data)]}
+    )
+    assert train_teacher.main(["--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert "test source" in err and str(synthetic_data) in err and "also occurs in the training source" in err

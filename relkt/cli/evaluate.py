@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from relkt.cli.common import run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments, pool_fields
@@ -72,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="pairs per language in that held-out slice: each source's last rows, the same whole documents a "
         f"student with this data.corpus_dev_pairs never trained on (default: {StudentDataSection.corpus_dev_pairs})",
     )
+    p.add_argument(
+        "--more-test",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="one more test source (repeat for more), scored whole after --test-dir, each its own table and "
+        "OUTPUT.NAME.json (default: the --config run's data.more_test)",
+    )
     p.add_argument("--batch-size", type=positive_int, default=64, help="texts per encoding batch (default: 64)")
     p.add_argument(
         "--output",
@@ -99,25 +109,48 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args) -> int:
     """The flags as `relkt.jobs.scoring.score`'s arguments: the pool settings (flags, else the --config run's), the
     encoder (else the run's best export); the table printed, the results written where --output says."""
-    settings = pool_settings(PoolRequest(**pool_fields(args)))  # flags, else the --config run's, else the defaults
-    result = score(
-        args.encoder or best_export(args.config),
-        settings,
-        split=args.split,
-        langs=args.langs,
-        xx_en_units=args.xx_en_unit,
-        max_length=args.max_length,
-        corpus_dir=args.corpus_dir,
-        corpus_dev_pairs=args.corpus_dev_pairs,
-        batch_size=args.batch_size,
-        progress=not args.no_progress,
-    )
-    result.results["setup"]["config"] = args.config
-    print(evaluation_table(result.results))
-    if args.output:
-        write_evaluation(result, args.output)
-        print(f"wrote {shown(args.output)} and {shown(per_question_path(args.output))}")
+    request = PoolRequest(**pool_fields(args))
+    settings = pool_settings(request)  # flags, else the --config run's, else the defaults
+    # the split asked for; with more test sources, each one whole after it
+    sources = [settings]
+    if args.split == "test":
+        sources += [replace(settings, test_dir=path, test_format="auto", more_test=[]) for path in settings.more_test]
+    outputs = [args.output] + [more_output(args.output, each.test_dir) if args.output else None for each in sources[1:]]
+    for output in outputs[1:]:
+        if output:
+            writable_file(output)  # every output checked before the first encoding
+    encoder = args.encoder or best_export(args.config)
+    for each, output in zip(sources, outputs):
+        result = score(
+            encoder,
+            each,
+            split=args.split,
+            langs=args.langs,
+            xx_en_units=args.xx_en_unit,
+            max_length=args.max_length,
+            corpus_dir=args.corpus_dir,
+            corpus_dev_pairs=args.corpus_dev_pairs,
+            batch_size=args.batch_size,
+            progress=not args.no_progress,
+        )
+        result.results["setup"]["config"] = args.config
+        if len(sources) > 1:
+            print(f"\ntest source {each.test_dir}:")
+        print(evaluation_table(result.results))
+        if output:
+            write_evaluation(result, output)
+            print(f"wrote {shown(output)} and {shown(per_question_path(output))}")
     return 0
+
+
+def more_output(output: str, source: str) -> str:
+    """Where a further test source's results go: OUTPUT with the source's name before `.json` (`r.json` and
+    `../shared/data/mlqa/dev` give `r.mlqa-dev.json`; a folder named for a split takes its parent's name too)."""
+    parts = [p for p in Path(source).parts if p not in ("..", ".", "/")]
+    name = "-".join(parts[-2:]) if parts and parts[-1] in ("dev", "test", "train") else (parts[-1] if parts else "more")
+    out = Path(output)
+    stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
+    return str(out.with_name(f"{stem}.{Path(name).stem}.json"))
 
 
 if __name__ == "__main__":

@@ -60,6 +60,10 @@ class PoolSection:
     # context or question id that data_dir also holds is refused. Dev always comes from data_dir.
     test_dir: str = ""
     test_format: str = "auto"  # the test source's format, as `format`
+    # More test sources beside test_dir (each a QA folder or file, format told by its files), e.g. XQuAD-R and MLQA dev:
+    # each kept unseen as test_dir is (refused at a run's start if it shares an article, context or question id with
+    # what trains) and scored whole by `relkt evaluate --config RUN --split test`, one result each.
+    more_test: list[str] = field(default_factory=list)
     split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])  # train, dev, test units
     split_seed: int = 0  # seed of the split
     # What the split keeps together: article (no paragraph of a test article is trained on), context (a test question's
@@ -97,6 +101,10 @@ class PoolSection:
             )
         if self.max_train_questions < 0:
             raise ConfigError(f"data.max_train_questions must be >= 0 (0 = all), got {self.max_train_questions}")
+        if not isinstance(self.more_test, list) or not all(isinstance(x, str) and x for x in self.more_test):
+            raise ConfigError(f"data.more_test: a list of QA folders or files, got {self.more_test!r}")
+        if self.more_test and not self.test_dir:
+            raise ConfigError("data.more_test: more test sources need a first one, data.test_dir")
         for key in ("format", "test_format"):  # the names themselves are checked against relkt.data's format table
             if not isinstance(getattr(self, key), str) or not getattr(self, key):
                 raise ConfigError(f"data.{key}: a format name (auto, squad, ...), got {getattr(self, key)!r}")

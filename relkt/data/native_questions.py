@@ -4,8 +4,9 @@ answer sentence stands in (the question's own-language gold sentence, else its f
 language): the teacher's embedding of its document is the target of the student's question (the dq term, and the
 q term with the document in q_en's place), and the document term keeps the student's reading of it on the teacher's.
 
-A source is read whole, refused if it shares an article, context or question id with the training source or the
-test source (`relkt.data.unseen.check_unseen`, naming both), and drawn per language with the run's seed."""
+A source is read whole, refused if it shares an article, context or question id with the training source or a test
+source (`data.test_dir`, `data.more_test`; `relkt.data.unseen.check_unseen`, naming both), and drawn per language
+with the run's seed."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel import ParallelExamples
 from relkt.data.qa_source import QaSource
 from relkt.data.records import LanguageData
-from relkt.data.selection import test_source, train_source
+from relkt.data.selection import test_sources, train_source
 from relkt.data.unseen import check_unseen
 from relkt.errors import ConfigError, DataError
 
@@ -40,9 +41,10 @@ def native_fingerprint_files(data: Any) -> dict[str, Path]:
 def native_examples(data: Any, langs: Sequence[str], seed: int) -> ParallelExamples:
     """The rows of `data.native_qa` (a StudentDataSection's: source -> questions drawn per language, 0 = all) for
     the student languages `langs` other than `data.source_lang`: (document, question, document, document)."""
+    tests = [(f"data.{'test_dir' if k == 0 else 'more_test'}", t) for k, t in enumerate(test_sources(data))]
     held = [
         (key, source, source.read())
-        for key, source in (("data.data_dir", train_source(data, download=False)), ("data.test_dir", test_source(data)))
+        for key, source in [("data.data_dir", train_source(data, download=False)), *tests]
         if source is not None
     ]
     out = ParallelExamples()

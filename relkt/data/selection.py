@@ -75,6 +75,12 @@ def test_source(data: PoolSettings) -> QaSource | None:
     return QaSource.open(data.test_dir, data.test_format) if getattr(data, "test_dir", "") else None
 
 
+def test_sources(data: PoolSettings) -> list[QaSource]:
+    """Every test source: `data.test_dir` (as `data.test_format`) then each of `data.more_test` (format auto)."""
+    first = test_source(data)
+    return [first, *(QaSource.open(path) for path in getattr(data, "more_test", []))] if first else []
+
+
 def scored_source(data: PoolSettings, split: str) -> tuple[QaSource, str]:
     """The source a split is read from, and the split within it: `test` with a test source is all of that source."""
     test = test_source(data) if split == "test" else None
@@ -144,10 +150,12 @@ def check_test_source(data: PoolSettings) -> None:
                 100 * cut["overlap"]["context"],
                 100 * cut["overlap"]["article"],
             )
-    test = test_source(data)
-    if test is not None:
+    tests = test_sources(data)
+    if tests:
         train = train_source(data)
-        check_unseen(train.read(), test.read(), str(train.path), str(test.path))
+        seen = train.read()
+        for test in tests:
+            check_unseen(seen, test.read(), str(train.path), str(test.path))
 
 
 def more_qa_sources(data: PoolSettings) -> list[QaSource]:
@@ -168,7 +176,8 @@ def more_qa_pools(data: PoolSettings) -> list[LareqaPool]:
                 f"it holds {', '.join(source.languages())}"
             )
         extra = source.read(langs)
-        for key, held in (("data.data_dir", train_source(data, download=False)), ("data.test_dir", test_source(data))):
+        tests = [(f"data.{'test_dir' if k == 0 else 'more_test'}", t) for k, t in enumerate(test_sources(data))]
+        for key, held in [("data.data_dir", train_source(data, download=False)), *tests]:
             if held is not None:
                 check_unseen(
                     extra,

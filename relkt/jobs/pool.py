@@ -42,7 +42,7 @@ def pool_settings(request: PoolRequest) -> PoolSection:
             value = True if request.with_context else None
         if value is not None:
             setattr(settings, name, list(value) if name == "split_fractions" else value)
-    if request.test_dir and request.split != "test":
+    if (request.test_dir or request.more_test) and request.split != "test":
         raise ConfigError(
             f"PoolRequest.test_dir {request.test_dir} is scored as the test split, not PoolRequest.split "
             f"{request.split}; dev and train come from the training source (drop PoolRequest.test_dir, or score the "

@@ -65,6 +65,7 @@ class PoolRequest(Checked):
     format: str | None = None
     test_dir: str | None = None
     test_format: str | None = None
+    more_test: list[str] | None = None  # more test sources, each scored whole as its own result (split test)
     split: str = "test"
     split_fractions: tuple[float, float, float] | None = None
     split_seed: int | None = None
