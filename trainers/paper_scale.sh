@@ -26,4 +26,21 @@ for pool in xquad-r mlqa; do
   python trainers/compare.py "$root/zero_shot_$pool.json" "$root/teacher/$pool.json" --xx-en-unit article \
     --against first --output "$root/comparison_$pool.md"
 done
-echo "Open these: $root/comparison_xquad-r.md, $root/comparison_mlqa.md (McNemar against zero-shot); $walls"
+# The students (configs/paper_scale_muse/student*.yaml), one change at a time: the paper's protocol on this teacher,
+# + questions written natively in ar zh th tr, + MLQA test's cross-language questions; each scored on both pools and
+# compared with the teacher and the one before it.
+previous=teacher
+for student in student student_native student_native_mlqa; do
+  # shellcheck disable=SC2046
+  timed "$student" python -m relkt.train_student --config "configs/paper_scale_muse/$student.yaml" \
+    --set "output_dir=$root/$student" --set "teacher.spec=muse:$root/teacher/best" ${seed:+--set seed=$seed}
+  for pool in xquad-r mlqa; do
+    dir="$data/$pool"; [ "$pool" = mlqa ] && dir="$data/mlqa/dev"
+    score "$student $pool" "muse:$root/$student/best" "$dir" "$root/$student/$pool.json"
+    files=("$root/teacher/$pool.json"); [ "$previous" = teacher ] || files+=("$root/$previous/$pool.json")
+    python trainers/compare.py "${files[@]}" "$root/$student/$pool.json" --xx-en-unit article \
+      --output "$root/comparison_${student}_$pool.md"
+  done
+  previous=$student
+done
+echo "Open these: $root/comparison_*.md (McNemar: the teacher against zero-shot, each student against the teacher and the one before it); $walls"
