@@ -49,7 +49,9 @@ class EnglishAnswerUnits:
             raise ConfigError(f"unknown XX->EN unit {unit!r}; valid: {', '.join(UNITS[:3])}")
         others = sorted({c.lang for c in english.candidates} - {lang})
         if others:
-            raise DataError(f"{lang} answer units need a {lang}-only pool; it holds {', '.join(others)} candidates")
+            raise DataError(
+                f"answer units in {lang} need a pool of {lang} alone; it holds {', '.join(others)} candidates"
+            )
         sentences = english.candidates
         if unit == "sentence":
             keys = [c.cid for c in sentences]

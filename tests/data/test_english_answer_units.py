@@ -41,8 +41,12 @@ def test_units_hold_the_right_texts_and_gold():
 
 def test_units_need_an_english_pool_and_a_known_unit(tiny_data):
     pool = LareqaPool.load(tiny_data)
-    with pytest.raises(DataError, match="English-only pool; it holds de"):
+    with pytest.raises(DataError, match="answer units in en need a pool of en alone; it holds de"):
         EnglishAnswerUnits.from_pool(pool, "article")
+    german = EnglishAnswerUnits.from_pool(pool.subset(["de"], ["de"]), "paragraph", lang="de")  # in-language units
+    assert len(german.texts) == 3 and all("Katzen" in t for t in german.texts[:1])
+    with pytest.raises(DataError, match="answer units in de need a pool of de alone; it holds en"):
+        EnglishAnswerUnits.from_pool(pool.subset(["de"], ["de", "en"]), "article", lang="de")
     with pytest.raises(ConfigError, match="unknown XX->EN unit 'chapter'"):
         EnglishAnswerUnits.from_pool(pool.subset(candidate_langs=["en"]), "chapter")
 
