@@ -43,11 +43,6 @@ def languages_markdown(report: dict) -> str:
         "",
         f"Languages: {', '.join(langs)}. Held-out pairs from {setup['pairs_dir']}: "
         + setup.get("held_out", f"{setup['dev_pairs']} a language")
-        + (
-            "; another domain: " + ", ".join(f"{x} {src} (whole)" for x, src in setup["other_domain"].items())
-            if setup.get("other_domain")
-            else ""
-        )
         + (f"; questions from {setup['questions_dir']}" if setup["questions_dir"] else "")
         + ". P@1 and MRR in %; "
         "a difference is against the first encoder, with McNemar's p on the same items (* < 0.05).",
