@@ -97,3 +97,28 @@ def test_a_setups_student_set_reaches_the_student_alone_and_points_at_each_folds
     teacher = cv.teacher(1)
     assert teacher.triplet.pairing == "cross" and len(teacher.data.train_langs) == 11
     assert "teacher.spec" not in " ".join(cv.sets)  # the teacher's own config is not touched
+
+
+def test_a_teacher_fine_tuned_from_another_export_keeps_the_base_as_zero_shot(tmp_path):
+    """xquad_muse_best_paper_scale: each fold's teacher starts from the paper-scale teacher's export, the zero-shot
+    scored is still mUSE, the student distils the fold's teacher; a zero-shot of another encoder kind is refused
+    before anything trains."""
+    from pathlib import Path
+
+    from relkt.recipes.crossval import CrossValidation
+    from relkt.recipes.setups import get_setup
+
+    root = Path(__file__).resolve().parents[1]
+    setup = get_setup("xquad_muse_best_paper_scale", root / "configs" / "setups.yaml", root)
+    cv = CrossValidation.from_setup(setup, root / "configs", tmp_path / "cv")
+    teacher = cv.teacher(2)
+    assert teacher.encoder.spec == "muse:runs/paper_scale_muse/teacher/best"
+    assert cv.zero_shot_spec(teacher) == "muse"
+    student = cv.student(2)
+    assert student.teacher.spec == f"muse:{tmp_path / 'cv' / 'fold2' / 'teacher'}/best"
+    assert student.distill.epochs == 4 and student.student.extend_vocab.pieces == 16000
+    crossval = trainer_script("crossval")
+    argv = ["--setup", "xquad_muse_best", "--output", str(tmp_path / "o"), "--zero-shot", "minilm"]
+    with pytest.raises(ConfigError, match="zero_shot 'minilm' is not of the teacher's encoder kind"):
+        crossval.cross_validation(crossval.parse_args(argv)).check()
+    assert not (tmp_path / "o").exists()

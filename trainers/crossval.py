@@ -46,6 +46,13 @@ def parse_args(argv: Sequence[str] | None):
         "--student-config",
         help="stage-2 YAML; its teacher and student specs are pointed at each fold's teacher (default: the setup's)",
     )
+    p.add_argument(
+        "--zero-shot",
+        default=None,
+        metavar="SPEC",
+        help="the encoder scored before training (default: the setup's zero_shot, else the teacher config's "
+        "encoder.spec); name the base when the teacher starts from another run's export",
+    )
     p.add_argument("--output", required=True, help="folder of the fold runs and the pooled results")
     p.add_argument(
         "--teachers-from",
@@ -106,6 +113,7 @@ def cross_validation(args) -> CrossValidation:
         "teacher_sets": args.teacher_set,
         "student_sets": args.student_set,
         "teachers_from": args.teachers_from,
+        "zero_shot": args.zero_shot or "",
     }
     if args.setup:
         setups_file = Path(args.setups_file) if args.setups_file else SETUPS_FILE

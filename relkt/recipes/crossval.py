@@ -85,6 +85,9 @@ class CrossValidation:
     eval_langs: Sequence[str] | None = None  # the languages scored (default: all)
     name: str = ""  # the setup's name, for messages
     teachers_from: str | None = None  # another cross-validation's folder: its fold teachers are reused, not trained
+    # the encoder scored as zero-shot; "" = the teacher config's encoder.spec. Set it when the teacher starts from
+    # another run's export (teacher_sets encoder.spec=muse:DIR) so zero-shot stays the untrained base.
+    zero_shot: str = ""
 
     @classmethod
     def from_setup(cls, setup: Setup, configs_dir: str | Path, output: str | Path, **changes) -> CrossValidation:
@@ -94,6 +97,8 @@ class CrossValidation:
             raise ConfigError(f"setup {setup.name}: a {setup.recipe} setup, not crossval")
         extra_sets = list(changes.pop("sets", ()))
         changes["student_sets"] = [*setup.student_set, *changes.get("student_sets", ())]
+        changes["teacher_sets"] = [*setup.teacher_set, *changes.get("teacher_sets", ())]
+        changes["zero_shot"] = changes.get("zero_shot") or setup.zero_shot
         return cls(
             teacher_config=str(Path(configs_dir) / setup.teacher),
             student_config=str(Path(configs_dir) / setup.student),
@@ -158,7 +163,7 @@ class CrossValidation:
     def check(self) -> None:
         """Before any training, every fold's configs and every group at once: each resolves (an unknown key or a
         bad value is refused here), each scored language is in a group, each group's languages are in the data."""
-        self.teacher(0)
+        self.zero_shot_spec(self.teacher(0))
         self.student(0)
         check_groups(
             self.student_groups,
@@ -224,7 +229,7 @@ class CrossValidation:
             StudentTrainer.train(config)
         base = teacher.encoder.spec
         teacher_run = out / "teacher" / "config.yaml"
-        self.score(base, teacher_run, out / "zero_shot.json")
+        self.score(self.zero_shot_spec(teacher), teacher_run, out / "zero_shot.json")
         self.score(rebuild_spec(base, out / "teacher" / "best"), teacher_run, out / "teacher.json")
         for name, config in students.items():
             run, suffix = Path(config.output_dir), f"_{name}" if name else ""
@@ -237,6 +242,17 @@ class CrossValidation:
                     combine_groups(self.student_groups, parts, out / f"student{tail}.json")
         log.info("fold %d: done in %.0f s (this process)", fold, time.perf_counter() - t0)
         atomic_write_text(Path(self.output) / "wall_seconds.tsv", wall_seconds(Path(self.output)))
+
+    def zero_shot_spec(self, teacher: TeacherConfig) -> str:
+        """The model scored before training: `zero_shot`, of the teacher's encoder kind, else the teacher's start."""
+        if not self.zero_shot:
+            return teacher.encoder.spec
+        if self.zero_shot.partition(":")[0] != teacher.encoder.spec.partition(":")[0]:
+            raise ConfigError(
+                f"zero_shot {self.zero_shot!r} is not of the teacher's encoder kind ({teacher.encoder.spec!r}): the "
+                "teacher must start from a model of the base it is compared with"
+            )
+        return self.zero_shot
 
     def adopt_teacher(self, fold: int) -> list[Path]:
         """Fold `fold`'s teacher run (hard links) and its and the zero-shot's scores, from the same fold of

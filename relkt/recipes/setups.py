@@ -25,7 +25,9 @@ class Setup:
     recipe: str
     teacher: str = ""  # stage-1 config, relative to configs/
     student: str = ""  # stage-2 config
-    zero_shot: str = ""  # pipeline: the encoder spec scored before training
+    # pipeline and crossval: the encoder spec scored before training (crossval's default: the teacher's encoder.spec,
+    # which a teacher fine-tuned from another run's export replaces)
+    zero_shot: str = ""
     folds: int = 0  # crossval: article folds
     more_students: tuple[str, ...] = ()  # further students of the same teacher
     grow_students: tuple[str, ...] = ()  # pipeline: students trained on to 4 epochs in a copy
@@ -37,6 +39,7 @@ class Setup:
     student_groups: tuple[StudentGroup, ...] = ()
     # crossval: KEY=VALUE overrides for both stages, before the command line's --set (e.g. data.split_unit=question)
     set: tuple[str, ...] = ()
+    teacher_set: tuple[str, ...] = ()  # crossval: KEY=VALUE overrides for the teacher alone
     student_set: tuple[str, ...] = ()  # crossval: KEY=VALUE overrides for the student(s) alone
 
     def configs(self) -> list[str]:
