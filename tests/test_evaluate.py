@@ -387,6 +387,7 @@ def test_more_test_sources_are_each_scored_whole_and_kept_unseen(synthetic_data,
     first, second = json.loads(out.read_text()), json.loads((tmp_path / "r.other.json").read_text())
     assert first["lareqa"]["n_questions"] == 12 and second["lareqa"]["n_questions"] == 6  # 6 en+de, 6 en
     assert (tmp_path / "r.other.per_question.npz").is_file()
+    assert first["setup"]["encoder"] == second["setup"]["encoder"] == "ngram"  # one encoder built, named by its spec
     cfg = tiny_config(
         tmp_path / "t", synthetic_data, **{"data.test_dir": str(tiny_data), "data.more_test": [str(synthetic_data)]}
     )

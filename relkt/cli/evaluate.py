@@ -21,7 +21,7 @@ from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS
 from relkt.jobs.pool import pool_settings
 from relkt.jobs.requests import PoolRequest
-from relkt.jobs.scoring import best_export, per_question_path, score, write_evaluation
+from relkt.jobs.scoring import best_export, per_question_path, score_sources, write_evaluation
 from relkt.reports.tables import evaluation_table
 
 SPECS = (
@@ -107,8 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args) -> int:
-    """The flags as `relkt.jobs.scoring.score`'s arguments: the pool settings (flags, else the --config run's), the
-    encoder (else the run's best export); the table printed, the results written where --output says."""
+    """The flags as `relkt.jobs.scoring.score_sources`' arguments: the pool settings (flags, else the --config run's),
+    the encoder (else the run's best export), built once for every test source; each table printed, each result
+    written where --output says."""
     request = PoolRequest(**pool_fields(args))
     settings = pool_settings(request)  # flags, else the --config run's, else the defaults
     # the split asked for; with more test sources, each one whole after it
@@ -120,19 +121,19 @@ def run(args) -> int:
         if output:
             writable_file(output)  # every output checked before the first encoding
     encoder = args.encoder or best_export(args.config)
-    for each, output in zip(sources, outputs):
-        result = score(
-            encoder,
-            each,
-            split=args.split,
-            langs=args.langs,
-            xx_en_units=args.xx_en_unit,
-            max_length=args.max_length,
-            corpus_dir=args.corpus_dir,
-            corpus_dev_pairs=args.corpus_dev_pairs,
-            batch_size=args.batch_size,
-            progress=not args.no_progress,
-        )
+    results = score_sources(
+        encoder,
+        sources,
+        split=args.split,
+        langs=args.langs,
+        xx_en_units=args.xx_en_unit,
+        max_length=args.max_length,
+        corpus_dir=args.corpus_dir,
+        corpus_dev_pairs=args.corpus_dev_pairs,
+        batch_size=args.batch_size,
+        progress=not args.no_progress,
+    )
+    for each, output, result in zip(sources, outputs, results):
         result.results["setup"]["config"] = args.config
         if len(sources) > 1:
             print(f"\ntest source {each.test_dir}:")

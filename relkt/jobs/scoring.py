@@ -103,8 +103,7 @@ def score(
         >>> result = score("ngram", PoolSection(data_dir="tiny-xquad-r"), split="all")  # doctest: +SKIP
         >>> result.metric("lareqa/mAP")  # doctest: +SKIP
     """
-    from relkt.encoders import QuietEncoder, build_encoder  # deferred: heavy (TensorFlow)
-    from relkt.encoders.encoder_kind import kind_of  # deferred: loads the kinds, TensorFlow with them
+    from relkt.encoders import QuietEncoder  # deferred: heavy (TensorFlow)
 
     if not isinstance(encoder, str) and not callable(getattr(encoder, "encode", None)):
         raise ConfigError(f"encoder: expected a spec (e.g. 'muse') or a built encoder, got {type(encoder).__name__}")
@@ -116,18 +115,7 @@ def score(
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
     source, within = scored_source(settings, split)
     units = english_units(source, xx_en_units, scored=[q.qas_id for q in pool.questions])
-    spec = encoder if isinstance(encoder, str) else getattr(encoder, "spec", type(encoder).__name__)
-    if isinstance(encoder, str):
-        kind = kind_of(encoder)
-        length = max_length or (SCORING_MAX_LENGTH if kind.reads_whole else None)
-        if max_length and not kind.takes_max_length:
-            raise ConfigError(
-                f"max_length: {encoder} takes none (its tokenizer's length was fixed when it was built or exported); "
-                "a kind that takes one: " + ", ".join(k for k, v in _kinds().items() if v.takes_max_length)
-            )
-        encoder = build_encoder(spec, trainable=False, **({"max_length": length} if length else {}))
-    elif max_length:
-        raise ConfigError("max_length: give an encoder spec to build one at a length; a built encoder keeps its own")
+    encoder, spec = scoring_encoder(encoder, max_length)
     warn_cut_units(encoder, units)
     evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=batch_size)
     unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=batch_size)
@@ -168,6 +156,38 @@ def score(
     if output is not None:
         result.output = write_evaluation(result, output)
     return result
+
+
+def scoring_encoder(encoder: Any, max_length: int | None = None) -> tuple[Any, str]:
+    """`encoder` built for scoring when it is a spec (frozen; whole texts for a kind that reads them whole, unless
+    `max_length`), and the name its results give it: the spec, else a built encoder's `spec` or class name."""
+    from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
+    from relkt.encoders.encoder_kind import kind_of  # deferred: loads the kinds, TensorFlow with them
+
+    if not isinstance(encoder, str):
+        if max_length:
+            raise ConfigError(
+                "max_length: give an encoder spec to build one at a length; a built encoder keeps its own"
+            )
+        return encoder, getattr(encoder, "spec", type(encoder).__name__)
+    kind = kind_of(encoder)
+    length = max_length or (SCORING_MAX_LENGTH if kind.reads_whole else None)
+    if max_length and not kind.takes_max_length:
+        raise ConfigError(
+            f"max_length: {encoder} takes none (its tokenizer's length was fixed when it was built or exported); "
+            "a kind that takes one: " + ", ".join(k for k, v in _kinds().items() if v.takes_max_length)
+        )
+    return build_encoder(encoder, trainable=False, **({"max_length": length} if length else {})), encoder
+
+
+def score_sources(encoder: Any, sources: Sequence[PoolSection], max_length: int | None = None, **options):
+    """`score` on each of `sources` in turn (an Evaluation each, yielded as it is done), the encoder built once:
+    `options` are `score`'s (split, langs, xx_en_units ...); each result names the spec it was built from."""
+    built, spec = scoring_encoder(encoder, max_length)
+    for data in sources:
+        result = score(built, data, **options)
+        result.results["setup"]["encoder"] = spec
+        yield result
 
 
 def _kinds():
