@@ -223,8 +223,9 @@ def comparison(
 
 def coverage_ablation(runs: dict[str, str | Path], encoder: str = "student", first: str = "zero-shot") -> str:
     """Students of several `relkt coverage` reports on the same items side by side (each report's `per_item.npz`):
-    per task, language and direction, `first` (from the first report) and each run's `encoder` P@1 in %, each run
-    against the first run with McNemar's p (only-first / only-later counts). Reports holding other items are refused."""
+    per task (bitext, the test source, answer retrieval), language and direction, `first` (from the first report)
+    and each run's `encoder` P@1 in %, each run against the first run with McNemar's p (only-first / only-later
+    counts). Reports holding other items are refused."""
     hits = {}
     for name, folder in runs.items():
         path = Path(folder) / "per_item.npz"
@@ -237,7 +238,7 @@ def coverage_ablation(runs: dict[str, str | Path], encoder: str = "student", fir
         if not hits[name]:
             raise DataError(f"{path}: no hits of an encoder named {encoder!r}")
     names = list(runs)
-    keys = [k for k in hits[names[0]] if "/xx>en" in k or k.startswith("test/")]
+    keys = [k for k in hits[names[0]] if "/xx>en" in k or k.startswith(("test/", "qa/"))]  # qa/: answer retrieval
     for name in names[1:]:
         for key in keys:
             if key not in hits[name] or len(hits[name][key]) != len(hits[names[0]][key]):

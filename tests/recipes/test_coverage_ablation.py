@@ -39,3 +39,19 @@ def test_reports_on_other_items_are_refused(tmp_path):
         coverage_ablation({"today": today, "other": other})
     with pytest.raises(DataError, match="no per-item hits"):
         coverage_ablation({"today": today, "none": tmp_path})
+
+
+def test_answer_retrieval_rows_are_compared_too(tmp_path):
+    """A teach report's qa/LANG/{in,en}_{paragraph,article} hits (--qa-test-dir) are rows of the table: 3 questions,
+    the baseline right on 0, the later run on 0, 1, 2 (+66.7; 0 / 2 discordant, exact p = 0.5)."""
+    for name, hits in (("a", [1, 0, 0]), ("b", [1, 1, 1])):
+        (tmp_path / name).mkdir()
+        np.savez(
+            tmp_path / name / "per_item.npz",
+            **{
+                "zero-shot|qa/hi/en_article": np.array([0, 0, 0], bool),
+                "student|qa/hi/en_article": np.array(hits, bool),
+            },
+        )
+    table = coverage_ablation({"a": tmp_path / "a", "b": tmp_path / "b"})
+    assert "| qa/hi/en_article | 3 | 0.0 | 33.3 | 100.0 | +66.7 (0 / 2, p = 0.5) |" in table
