@@ -47,10 +47,13 @@ class Interrupted(RelktError):
 
 
 def is_interrupt(error: BaseException) -> bool:
-    """Ctrl-C, also when it lands inside TensorFlow's C++ (pybind11 then raises a RuntimeError saying the active
-    exception was replaced by KeyboardInterrupt, seen while an export traced its function)."""
-    return isinstance(error, KeyboardInterrupt) or (
-        isinstance(error, RuntimeError) and "REPLACED BY KeyboardInterrupt" in str(error)
+    """Ctrl-C, also when it lands inside TensorFlow and comes out as another error: pybind11's RuntimeError saying
+    the active exception was replaced by KeyboardInterrupt, or any error raised while a Ctrl-C is latched (an export
+    interrupted while tracing its function unwinds as "AssertionError: Nesting violated ... FuncGraph", seen in CI)."""
+    return (
+        isinstance(error, KeyboardInterrupt)
+        or (isinstance(error, RuntimeError) and "REPLACED BY KeyboardInterrupt" in str(error))
+        or (isinstance(error, Exception) and not isinstance(error, RelktError) and _SIGINT_PENDING[0])
     )
 
 
@@ -75,6 +78,10 @@ def catch_sigint() -> Iterator[None]:
         signal.signal(signal.SIGINT, _on_sigint)
     try:
         yield
+    except Exception as e:
+        if _SIGINT_PENDING[0] and not isinstance(e, RelktError):  # a Ctrl-C TensorFlow turned into another error
+            raise KeyboardInterrupt from e
+        raise
     finally:
         _SIGINT_PENDING[0] = False
         if mine:

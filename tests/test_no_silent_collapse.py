@@ -277,6 +277,47 @@ def test_a_ctrl_c_a_finalizer_swallows_still_stops_training(
     )
 
 
+def test_a_ctrl_c_tensorflow_turns_into_another_error_still_stops_training(
+    synthetic_data, tmp_path, capsys, monkeypatch, python_sigint
+):
+    """A real SIGINT whose KeyboardInterrupt TensorFlow's tracing unwinds as another error (CI: an export interrupted
+    mid-trace came out as "AssertionError: Nesting violated ... FuncGraph" and the trainer exited 1)."""
+    import signal
+
+    from relkt.training.run_harness import RunHarness
+
+    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 8, "eval.every_steps": 3})
+    after_step = RunHarness.after_step
+
+    def replaced_at_step_5(self, logs):
+        if self.state.global_step == 4:
+            try:
+                signal.raise_signal(signal.SIGINT)
+            except KeyboardInterrupt:
+                raise AssertionError("Nesting violated for default stack of FuncGraph objects") from None
+        return after_step(self, logs)
+
+    monkeypatch.setattr(RunHarness, "after_step", replaced_at_step_5)
+    assert train_teacher.main(["--config", str(cfg)]) == 130
+    assert (
+        one_error_line(capsys.readouterr().err)
+        == "interrupted at step 4; rerun the same command to resume (from its checkpoint of step 3)"
+    )
+
+
+def test_the_same_error_with_no_ctrl_c_is_raised_as_it_is(synthetic_data, tmp_path, monkeypatch, python_sigint):
+    from relkt.training.run_harness import RunHarness
+
+    cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 8, "eval.every_steps": 3})
+
+    def fails(self, logs):
+        raise AssertionError("Nesting violated for default stack of FuncGraph objects")
+
+    monkeypatch.setattr(RunHarness, "after_step", fails)
+    with pytest.raises(AssertionError, match="Nesting violated"):
+        train_teacher.main(["--config", str(cfg)])
+
+
 def test_catch_sigint_puts_back_the_handler_before_and_leaves_a_callers_own_alone(python_sigint):
     import signal
 

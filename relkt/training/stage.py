@@ -202,7 +202,7 @@ def run_epochs(
             if not harness.state.stopped_early:
                 harness.end_epoch()
         return harness.finish(summary())
-    except (KeyboardInterrupt, RuntimeError) as e:  # the last checkpoint is whole: say where a rerun goes on
+    except (KeyboardInterrupt, Exception) as e:  # the last checkpoint is whole: say where a rerun goes on
         if not is_interrupt(e):
             raise
         saved = harness.checkpointed_step()
