@@ -277,3 +277,21 @@ def test_the_last_lines_print_absolute_paths_whatever_folder_ran_them(synthetic_
     args = ["--encoder", "hub:run/best", "--data-dir", str(synthetic_data), "--split", "dev", "--no-progress"]
     assert evaluate.main([*args, "--output", "scores.json"]) == 0
     assert f"wrote {tmp_path / 'scores.json'} and {tmp_path / 'scores.per_question.npz'}" in capsys.readouterr().out
+
+
+def test_a_fold_score_of_a_base_model_is_kept_only_for_the_same_base(synthetic_data, tmp_path, capsys):
+    """A base model has no relkt.json to know it by: a zero-shot score written for one base (here one marked as
+    muse's) is redone when the fold's zero-shot is now another, never reported as the new one's."""
+    from relkt.recipes.crossval import score_run
+
+    cfg = tiny_config(tmp_path, synthetic_data)
+    out = tmp_path / "zero_shot.json"
+    score_run("ngram", cfg, out)
+    score_run("ngram", cfg, out)
+    assert f"kept {out}" in capsys.readouterr().out
+    written = json.loads(out.read_text())
+    written["setup"]["encoder"] = "muse"
+    out.write_text(json.dumps(written))
+    score_run("ngram", cfg, out)
+    assert f"rescoring {out}: ngram is not the model it scored" in capsys.readouterr().out
+    assert json.loads(out.read_text())["setup"]["encoder"] == "ngram"

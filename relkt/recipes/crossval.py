@@ -307,16 +307,19 @@ def score_run(
     max_length: int | None = None,
 ) -> None:
     """`spec` on a run's test split (its own split, from its config.yaml). A score already written is kept while
-    the export it scored is the one there now (a run trained on to more epochs may have a new `best/`; its score is
-    then redone, never reported stale)."""
+    the model it scored is the one there now (a run trained on to more epochs may have a new `best/`, a fold's
+    zero-shot may now be another base; its score is then redone, never reported stale)."""
     from relkt.encoders.encoder_kind import kind_of  # deferred: TensorFlow
 
     identity = export_identity(spec)
     if output.exists():
-        if json.loads(output.read_text()).get("setup", {}).get("export") == identity:
+        scored = json.loads(output.read_text()).get("setup", {})
+        # An export is known by its relkt.json (a copy linked in from another fold folder is the same model); a base
+        # model (`muse`, `minilm`: no relkt.json) by its spec.
+        if scored.get("export") == identity and (identity is not None or scored.get("encoder") == spec):
             print(f"kept {output}")
             return
-        print(f"rescoring {output}: {spec} is not the export it scored")
+        print(f"rescoring {output}: {spec} is not the model it scored")
     data = run_pool(run_config_path)
     takes = kind_of(spec).takes_max_length  # a hub export keeps its length
     result = score(spec, data, "test", langs, max_length=max_length if takes else None, progress=False)
