@@ -1,8 +1,11 @@
 """Questions written in a student language, with no English twin: ARCD, CMRC, iApp, TQuAD, MLQA test's
 cross-language files (`data.native_qa`). Such a question has nothing for the q term's teacher side, T(q_en); its
-answer sentence stands in (the question's own-language gold sentence, else its first gold sentence in another
-language): the teacher's embedding of its document is the target of the student's question (the dq term, and the
-q term with the document in q_en's place), and the document term keeps the student's reading of it on the teacher's.
+answer sentence stands in: the teacher's embedding of it is the target of the student's question (the dq term, and
+the q term with the document in q_en's place), and the document term puts the student's reading of the question's
+own-language answer sentence on it. The teacher reads that sentence where it reads the language; for a taught
+language (one it does not read) it reads the answer's twin in a language it does (MLQA's answer sentences are
+parallel across languages by question id), so where the user has passages in L the document term teaches the
+student to read them; without a twin, the own-language sentence is both sides.
 
 A source is read whole, refused if it shares an article, context or question id with the training source or a test
 source (`data.test_dir`, `data.more_test`; `relkt.data.unseen.check_unseen`, naming both), and drawn per language
@@ -38,9 +41,10 @@ def native_fingerprint_files(data: Any) -> dict[str, Path]:
     return {f"native_qa/{k}/{name}": path for k, source in sources for name, path in source.files().items()}
 
 
-def native_examples(data: Any, langs: Sequence[str], seed: int) -> ParallelExamples:
+def native_examples(data: Any, langs: Sequence[str], seed: int, taught: Sequence[str] = ()) -> ParallelExamples:
     """The rows of `data.native_qa` (a StudentDataSection's: source -> questions drawn per language, 0 = all) for
-    the student languages `langs` other than `data.source_lang`: (document, question, document, document)."""
+    the student languages `langs` other than `data.source_lang`: (target, question, target, own-language document),
+    the target a gold sentence the teacher reads (`taught`: the languages it does not)."""
     tests = [(f"data.{'test_dir' if k == 0 else 'more_test'}", t) for k, t in enumerate(test_sources(data))]
     held = [
         (key, source, source.read())
@@ -59,14 +63,16 @@ def native_examples(data: Any, langs: Sequence[str], seed: int) -> ParallelExamp
         datas = source.read()
         for key, other, other_datas in held:
             check_unseen(datas, other_datas, f"{source.path} (data.native_qa)", f"{other.path} ({key})", fix=FIX)
-        rows = _rows(datas, wanted, share, seed + k, data.with_context)
+        rows = _rows(datas, wanted, share, seed + k, data.with_context, set(taught))
         if not len(rows):
             raise DataError(f"{name}: no question in {', '.join(wanted)} has a gold answer sentence to train on")
         out.extend(rows)
     return out
 
 
-def _rows(datas: list[LanguageData], langs: list[str], share: int, seed: int, with_context: bool) -> ParallelExamples:
+def _rows(
+    datas: list[LanguageData], langs: list[str], share: int, seed: int, with_context: bool, taught: set[str]
+) -> ParallelExamples:
     pool = LareqaPool.from_language_data(datas)
     texts = pool.candidate_texts(with_context)
     rng = np.random.default_rng(seed)
@@ -78,6 +84,8 @@ def _rows(datas: list[LanguageData], langs: list[str], share: int, seed: int, wi
         for i in answered:
             question, gold = pool.questions[i], pool.gold[i]
             own = [j for j in gold if pool.candidates[j].lang == lang]
-            document = texts[(own or list(gold))[0]]
-            out.append(document, question.text, document, document, lang, f"native:{question.qid}")
+            read = [j for j in gold if pool.candidates[j].lang not in taught]
+            target = texts[(([] if lang in taught else own) + read + list(gold))[0]]
+            document = texts[own[0]] if own else target
+            out.append(target, question.text, target, document, lang, f"native:{question.qid}")
     return out

@@ -63,7 +63,7 @@ class StudentInputs:
         pairs_per_lang = dict.fromkeys(replayed, replay_pairs)
         examples = student_examples(pool, qa_langs, data, document, output_dir, seed).repeated(data.qa_repeat)
         if getattr(data, "native_qa", None):  # questions written in the student languages, against their answers
-            native = native_examples(data, langs, seed)
+            native = native_examples(data, langs, seed, taught)
             examples.extend(native)
             language_texts = sorted(set(language_texts) | set(native.q_target) | set(native.d_student))
         corpus_dev: dict[str, ParallelCorpus] = {}

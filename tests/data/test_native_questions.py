@@ -76,6 +76,33 @@ def test_a_question_whose_answer_is_in_another_language_trains_against_that_sent
     assert all(d in json.dumps(en) for d in rows.d_teacher)
 
 
+def answer_sentences(path):
+    """{question id: its answer's sentence} of one synthetic-layout file."""
+    out = {}
+    for article in json.loads(path.read_text())["data"]:
+        for paragraph in article["paragraphs"]:
+            for qa in paragraph["qas"]:
+                start = qa["answers"][0]["answer_start"]
+                spans = zip(paragraph["sentences"], paragraph["sentence_breaks"])
+                out[qa["id"]] = next(s for s, (a, _) in spans if a == start)
+    return out
+
+
+def test_a_taught_language_reads_its_own_passage_against_the_teachers_twin(synthetic_data, tmp_path):
+    """Passages in a taught language L: the teacher does not read L, so its target is the answer's twin in a language
+    it reads, and the document term puts the student's reading of the L passage on it; untaught, L's own sentence."""
+    native = native_source(tmp_path / "native", langs=("en", "de"))
+    en, de = answer_sentences(native / "en.json"), answer_sentences(native / "de.json")
+    cfg = config(tmp_path, synthetic_data, tmp_path / "t", native)
+    taught = native_examples(cfg.data, ["de"], seed=0, taught=["de"])
+    ids = [i.split(":", 2)[2] for i in taught.qas_id]
+    assert len(taught) == 8 and set(en[i] for i in ids) != set(de[i] for i in ids)
+    assert taught.q_source == taught.d_teacher == [en[i] for i in ids]  # the teacher reads English
+    assert taught.d_student == [de[i] for i in ids]  # the student reads the German passage
+    read = native_examples(cfg.data, ["de"], seed=0)  # German read by the teacher: its own sentence both sides
+    assert read.d_teacher == read.d_student == [de[i.split(":", 2)[2]] for i in read.qas_id]
+
+
 def test_a_native_source_sharing_a_context_with_the_test_source_is_refused_naming_both(synthetic_data, tmp_path):
     test = native_source(tmp_path / "test", renamed=False, langs=("en", "de"))
     native = native_source(tmp_path / "native", renamed=False)
