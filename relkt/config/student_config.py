@@ -298,6 +298,10 @@ class LanguageRowsSection:
     # the taught languages share with others still learn and the transformer adapts (replay the languages the base
     # reads in data.student_langs to hold them).
     rest_lr_multiplier: float = 0.0
+    # How the table's other rows move when rest_lr_multiplier > 0: "" = as schedule.sparse_rows; lazy = only at steps
+    # whose batch reads them, beside dense Adam on the chosen rows (Adam on every row of mUSE's table is ~100 ms a step
+    # on 2 cores; a lazy rest costs the rows a batch reads).
+    rest_rows: str = ""
     # Pairs drawn from data.corpus_dir for each student language not in `langs` (the languages replayed beside to
     # hold them, relkt teach's --controls); 0 = data.corpus_pairs_per_lang, as the taught ones. Replay holds a
     # language the base reads; it need not teach it, so the taught languages can have more pairs for the same steps.
@@ -322,6 +326,11 @@ class LanguageRowsSection:
             raise ConfigError(
                 f"student.language_rows.rest_lr_multiplier must be a finite number >= 0 (0 = the rest frozen), "
                 f"got {self.rest_lr_multiplier}"
+            )
+        if self.rest_rows not in ("", "lazy", "dense"):
+            raise ConfigError(
+                f"student.language_rows.rest_rows must be lazy, dense or empty (= schedule.sparse_rows), "
+                f"got {self.rest_rows!r}"
             )
 
 

@@ -34,7 +34,11 @@ class RowSubsetAdam(keras.optimizers.Adam):
     TF1's LazyAdamOptimizer), and a step costs what the batch reads, not the whole table. `sparse_rows="dense"`
     updates every chosen row every step instead, as Adam restricted to those rows would (an unread row's gradient is
     zero, and it moves on its momentum); with `rest_scale > 0` it is Keras's Adam on the whole table, each row's
-    move scaled by its factor.
+    move scaled by its factor. `rest_rows` says how the table's other rows move when `rest_scale > 0`: as
+    `sparse_rows` (None), or `"lazy"` beside dense chosen rows: the chosen rows as Adam on them, the other rows only
+    at steps whose batch reads them. Adam over the whole table and its moments is most of a step on mUSE's 128k rows
+    (bench_row_optimizers.py); at a rest's rate of a few thousandths, what an unread row's momentum would move it is
+    small.
     """
 
     def __init__(
@@ -45,6 +49,7 @@ class RowSubsetAdam(keras.optimizers.Adam):
         scales: Sequence[float] | float = 1.0,
         sparse_rows: SparseRows = "lazy",
         rest_scale: float = 0.0,
+        rest_rows: SparseRows | None = None,
         **kwargs,
     ):
         super().__init__(learning_rate=learning_rate, **kwargs)
@@ -62,6 +67,12 @@ class RowSubsetAdam(keras.optimizers.Adam):
         if not math.isfinite(rest_scale) or rest_scale < 0:
             raise ConfigError(f"RowSubsetAdam: rest_scale must be a finite number >= 0 (0 = frozen), got {rest_scale}")
         self.rest_scale = float(rest_scale)
+        self.rest_rows = sparse_rows if rest_rows is None else rest_rows
+        if self.rest_rows not in SPARSE_ROWS or (sparse_rows == "lazy" and self.rest_rows == "dense"):
+            raise ConfigError(
+                f"RowSubsetAdam: rest_rows must be lazy or dense, and lazy where the chosen rows are "
+                f"(sparse_rows={sparse_rows!r}), got {rest_rows!r}"
+            )
         self._factor = None
 
     def build(self, variables):
@@ -88,8 +99,10 @@ class RowSubsetAdam(keras.optimizers.Adam):
         index = self._get_variable_index(variable)
         if self._trainable_variables[index].path != self.table_path:  # only with rest_scale > 0 (build checks)
             return super().update_step(gradient, variable, learning_rate * self.rest_scale)
-        sparse = isinstance(gradient, tf.IndexedSlices) and self.sparse_rows == "lazy"
-        if self.rest_scale and not sparse:  # every row moves: Adam on the table at the rest's rate, then the rows'
+        slices = isinstance(gradient, tf.IndexedSlices)
+        sparse = slices and self.sparse_rows == "lazy"
+        if self.rest_scale and not sparse and (self.rest_rows == "dense" or not slices):
+            # every row moves: Adam on the table at the rest's rate, then the rows'
             return self._dense_with_rest(gradient, variable, learning_rate, index)
         if sparse:  # the rows a batch read, once each
             ids, values = summed_rows(gradient)
@@ -101,6 +114,9 @@ class RowSubsetAdam(keras.optimizers.Adam):
             values = tf.math.unsorted_segment_sum(
                 tf.boolean_mask(summed, keep), tf.boolean_mask(place, keep), len(self.rows)
             )
+            if self.rest_scale:  # rest_rows lazy: and the other rows this batch read, at the rest's rate
+                ids = tf.concat([ids, tf.boolean_mask(read, ~keep)], 0)
+                values = tf.concat([values, tf.boolean_mask(summed, ~keep)], 0)
         else:  # a dense gradient (e.g. under a strategy that densifies): its chosen rows
             ids = tf.constant(self.rows, tf.int32)
             values = tf.gather(gradient, ids)
@@ -159,4 +175,5 @@ class RowSubsetAdam(keras.optimizers.Adam):
             "scales": list(self.scales),
             "sparse_rows": self.sparse_rows,
             "rest_scale": self.rest_scale,
+            "rest_rows": self.rest_rows,
         }

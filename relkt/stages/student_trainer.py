@@ -232,6 +232,7 @@ class StudentTrainer(Stage):
                 [mult if r >= first else 1.0 for r in self.language_rows],
                 sparse_rows=sparse,
                 rest_scale=self.config.student.language_rows.rest_lr_multiplier,
+                rest_rows=self.config.student.language_rows.rest_rows or None,
             )
         if self.vocab_extension is None or mult == 1.0:
             return SparseAdam(lr, sparse)

@@ -179,3 +179,43 @@ def test_rest_scale_dense_is_adam_at_each_rows_own_rate_compiled():
     np.testing.assert_allclose(got[3], copies[0.08].numpy()[3], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[[0, 2, 4, 5]], copies[0.005].numpy()[[0, 2, 4, 5]], rtol=1e-5, atol=1e-6)
     assert np.abs(got - start).min() > 1e-4  # every row moved (those unread at the last step on their momentum)
+
+
+def test_rest_rows_lazy_beside_dense_chosen_rows_compiled():
+    """sparse_rows dense, rest_rows lazy, under tf.function: chosen row 1 follows Adam at lr even at a step that does
+    not read it; row 3 (not chosen, read at every step) follows Adam at lr * rest_scale; row 4, read at the first
+    step only, then waits where dense Adam would move it on its momentum; the other weight is Adam at the rest's
+    rate. Each against Keras's Adam on a copy."""
+    rng = np.random.default_rng(3)
+    start = rng.normal(size=(5, 2)).astype("float32")
+    table, weight = keras.Variable(start, name="table"), keras.Variable(np.ones(3, "float32"), name="w")
+    full, rest, plain = (keras.Variable(start.copy()), keras.Variable(start.copy()), keras.Variable(np.ones(3)))
+    ours = RowSubsetAdam(0.05, table.path, rows=[1], rest_scale=0.2, sparse_rows="dense", rest_rows="lazy")
+    adam_full, adam_rest, adam_plain = (
+        keras.optimizers.Adam(0.05),
+        keras.optimizers.Adam(0.01),
+        keras.optimizers.Adam(0.01),
+    )
+    step = tf.function(lambda g, w: ours.apply([g, w], [table, weight]))
+    row4 = []
+    for ids in ([1, 3, 3, 4], [1, 3], [3]):  # row 1 unread at the last step
+        values = rng.normal(size=(len(ids), 2)).astype("float32")
+        dense = np.zeros((5, 2), "float32")
+        np.add.at(dense, ids, values)
+        w = rng.normal(size=3).astype("float32")
+        step(tf.IndexedSlices(tf.constant(values), tf.constant(ids), tf.constant([5, 2])), tf.constant(w))
+        adam_full.apply([tf.constant(dense)], [full])
+        adam_rest.apply([tf.constant(dense)], [rest])
+        adam_plain.apply([tf.constant(w)], [plain])
+        row4.append(rest.numpy()[4])
+    got = table.numpy()
+    np.testing.assert_allclose(got[1], full.numpy()[1], rtol=1e-5)  # moved on its momentum at the last step
+    np.testing.assert_allclose(got[3], rest.numpy()[3], rtol=1e-5)
+    np.testing.assert_allclose(got[4], row4[0], rtol=1e-5)  # where the first step put it
+    assert np.abs(row4[-1] - row4[0]).max() > 1e-3  # dense Adam moved it on
+    np.testing.assert_array_equal(got[[0, 2]], start[[0, 2]])
+    np.testing.assert_allclose(weight.numpy(), plain.numpy(), rtol=1e-5)
+    again = RowSubsetAdam.from_config(ours.get_config())
+    assert (again.sparse_rows, again.rest_rows) == ("dense", "lazy")
+    with pytest.raises(ConfigError, match="rest_rows must be lazy or dense"):
+        RowSubsetAdam(0.1, "t", rows=[0], rest_scale=0.1, sparse_rows="lazy", rest_rows="dense")
