@@ -172,8 +172,9 @@ def test_a_watched_language_is_scored_but_never_trained(tmp_path, inputs):
 
 def test_the_recipe_is_the_measured_xor_bank_student_with_the_ablations_that_won():
     """docs/results/teach.md: the recipe is configs/teach_questions/student_xor_bank.yaml resolved with dense rows, the
-    rest of the network at 0.005 x the rate, 3 epochs and 8,000 pairs a taught language, 4,000 a replayed one (the
-    ablations that won), what the flags name (languages, folders, run folder) left to them."""
+    rest of the network at 0.005 x the rate (the table's other rows lazy), 3 epochs, 8,000 pairs a taught language,
+    4,000 a replayed one, each batch in 4 runs of like length (the ablations that won), what the flags name
+    (languages, folders, run folder) left to them."""
     from relkt.config import StudentConfig, load_config, to_dict
 
     measured = load_config(StudentConfig, teach.RECIPE.parents[2] / "configs" / "teach_questions/student_xor_bank.yaml")
@@ -197,6 +198,8 @@ def test_the_recipe_is_the_measured_xor_bank_student_with_the_ablations_that_won
         ("student", "language_rows", "replay_pairs_per_lang"): (4000, 0),
         ("data", "corpus_pairs_per_lang"): (8000, 4000),
         ("distill", "epochs"): (3, 2),
+        ("distill", "length_chunks"): (4, 1),
+        ("student", "language_rows", "rest_rows"): ("lazy", ""),
     }
     for path, (ours, theirs) in won.items():
         *parents, key = path
@@ -290,6 +293,7 @@ def test_teach_and_coverage_run_from_python_alone_each_pair_file_read_once(tmp_p
     assert isinstance(result, api.TeachResult) and result.report.is_file()
     assert result.coverage is not None and list(result.coverage.report["figures"]) == ["zero-shot", "student"]
     assert result.summary["coverage"] == result.coverage.report  # handed over in memory, not re-read
+    assert "(the shipped recipe), with --set data.corpus_dev_pairs=10 student.extend_vocab" in result.summary["recipe"]
     assert sorted(parsed) == sorted(set(parsed)), f"a pair file parsed twice: {parsed}"
     assert {p.rsplit("/", 2)[-2] + "/" + p.rsplit("/", 1)[-1] for p in parsed} == {
         "pairs/fi.tsv",

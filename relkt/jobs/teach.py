@@ -221,7 +221,8 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
         "controls": codes(request.controls),
         "watch": codes(request.watch),
         "other_domain": dict(config.data.corpus_other_domain),
-        "recipe": request.config or "relkt/recipes/teach_student.yaml (the shipped recipe)",
+        "recipe": (request.config or "relkt/recipes/teach_student.yaml (the shipped recipe)")
+        + (f", with --set {' '.join(request.set)}" if request.set else ""),
         "student": {"run": config.output_dir, "spec": student.spec, "best": student.summary.get("best")},
         "start": student.summary.get("start"),
         "wall_seconds": {"student": round(t1 - t0, 1), "report": round(t2 - t1, 1), "total": round(t2 - t0, 1)},
