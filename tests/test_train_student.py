@@ -512,6 +512,33 @@ def thai_rows_trainer(tmp_path, student: dict | None = None, data_set: dict | No
     return StudentTrainer(load_config(StudentConfig, cfg)), data, teacher
 
 
+def test_pieces_learned_from_the_taught_languages_alone_do_not_read_the_replayed_ones(tmp_path, monkeypatch):
+    """extend_vocab.learn_from: taught hands the extension the taught language's student texts and nothing else, so
+    how much of the other languages is replayed cannot change the taught one's pieces; `all` hands it every text."""
+    import relkt.stages.student_trainer as stage
+
+    seen = []
+
+    def extend(student, texts, *args, **kwargs):
+        seen.append(list(texts))
+        return real(student, texts, *args, **kwargs)
+
+    real = stage.extend_encoder_vocabulary
+    monkeypatch.setattr(stage, "extend_encoder_vocabulary", extend)
+    pieces = {"enabled": True, "pieces": 20}
+    trainer, _, _ = thai_rows_trainer(tmp_path / "taught", {"extend_vocab": {**pieces, "learn_from": "taught"}})
+    ex = trainer.examples
+    by_lang = {
+        lang: {t for i, x in enumerate(ex.lang) if x == lang for t in (ex.q_target[i], ex.d_student[i]) if t}
+        for lang in set(ex.lang)
+    }
+    assert {"de", "th"} <= set(by_lang) and seen[-1] == sorted(by_lang["th"])
+    thai_rows_trainer(tmp_path / "all", {"extend_vocab": pieces})
+    assert by_lang["de"] <= set(seen[-1]) and by_lang["th"] <= set(seen[-1])
+    with pytest.raises(ConfigError, match="learn_from: taught .*language_rows.langs names none"):
+        thai_rows_trainer(tmp_path / "none", {"extend_vocab": {**pieces, "learn_from": "taught"}}, langs=[])
+
+
 @pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores
 def test_language_rows_train_only_the_new_languages_rows_and_leave_the_others_bit_identical(tmp_path):
     """student.language_rows on a muse student: only rows the Thai texts read and no other training text does (at

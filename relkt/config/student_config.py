@@ -250,8 +250,14 @@ class VocabExtensionSection:
     # fine-tuning rate (5e-5) Adam moves a row at most ~0.03 in an epoch of 572 steps, half of MiniLM's
     # per-dimension embedding spread (0.055), so untrained rows hardly learn without it.
     new_rows_lr_multiplier: float = 1.0
+    # The texts the new pieces are learned from: every training text (all), or with student.language_rows only the
+    # taught languages' (taught), so the controls' replay (how many pairs, which languages) leaves the taught
+    # languages' pieces as they are and the controls read as the base does.
+    learn_from: Literal["all", "taught"] = "all"
 
     def validate(self) -> None:
+        if self.learn_from not in ("all", "taught"):
+            raise ConfigError(f"student.extend_vocab.learn_from must be all or taught, got {self.learn_from!r}")
         if self.min_count < 1:
             raise ConfigError(f"student.extend_vocab.min_count must be >= 1, got {self.min_count}")
         if self.pieces < 0:

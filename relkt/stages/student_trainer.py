@@ -149,7 +149,7 @@ class StudentTrainer(Stage):
                     f"student.extend_vocab needs a trainable BERT student; {spec} is a BERT export: "
                     f"use student.spec=bert:{spec.partition(':')[2]}"
                 )
-            texts = sorted(set(self.language_texts) | set(self.examples.q_target) | set(self.examples.d_student))
+            texts = self.vocabulary_texts(v.learn_from, c.student.language_rows.langs)
             try:
                 student, self.vocab_extension = extend_encoder_vocabulary(
                     student,
@@ -277,6 +277,20 @@ class StudentTrainer(Stage):
     def example_targets(self) -> np.ndarray:
         """(examples, 2, dim): every example's targets, gathered (for inspection; training gathers per batch)."""
         return self.target_table[self.target_rows]
+
+    def vocabulary_texts(self, learn_from: str, taught: Sequence[str]) -> list[str]:
+        """What vocabulary extension learns from: every training text, or (`taught`) the student texts of the taught
+        languages' examples only; sorted, each once."""
+        ex = self.examples
+        if learn_from == "all":
+            return sorted(set(self.language_texts) | set(ex.q_target) | set(ex.d_student))
+        if not taught:
+            raise ConfigError(
+                "student.extend_vocab.learn_from: taught learns the pieces from the taught languages' texts; "
+                "student.language_rows.langs names none"
+            )
+        rows = [i for i, lang in enumerate(ex.lang) if lang in set(taught)]
+        return sorted({ex.q_target[i] for i in rows} | {ex.d_student[i] for i in rows if ex.d_student[i]})
 
     # ----- training -------------------------------------------------------------------------------------------
     def run(self) -> dict:
