@@ -173,7 +173,8 @@ def test_a_watched_language_is_scored_but_never_trained(tmp_path, inputs):
 def test_the_recipe_is_the_measured_xor_bank_student_with_the_ablations_that_won():
     """docs/results/teach.md: the recipe is configs/teach_questions/student_xor_bank.yaml resolved with dense rows, the
     rest of the network at 0.005 x the rate (the table's other rows lazy), 3 epochs, 8,000 pairs a taught language,
-    4,000 a replayed one, each batch in 4 runs of like length (the ablations that won), what the flags name
+    4,000 a replayed one, each batch in 4 runs of like length, the pieces learned on the taught languages' texts (the
+    ablations that won), what the flags name
     (languages, folders, run folder) left to them."""
     from relkt.config import StudentConfig, load_config, to_dict
 
@@ -200,6 +201,7 @@ def test_the_recipe_is_the_measured_xor_bank_student_with_the_ablations_that_won
         ("distill", "epochs"): (3, 2),
         ("distill", "length_chunks"): (4, 1),
         ("student", "language_rows", "rest_rows"): ("lazy", ""),
+        ("student", "extend_vocab", "learn_from"): ("taught", "all"),
     }
     for path, (ours, theirs) in won.items():
         *parents, key = path
