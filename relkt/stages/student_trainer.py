@@ -289,7 +289,8 @@ class StudentTrainer(Stage):
                 "student.extend_vocab.learn_from: taught learns the pieces from the taught languages' texts; "
                 "student.language_rows.langs names none"
             )
-        rows = [i for i, lang in enumerate(ex.lang) if lang in set(taught)]
+        taught = set(taught)
+        rows = [i for i, lang in enumerate(ex.lang) if lang in taught]
         return sorted({ex.q_target[i] for i in rows} | {ex.d_student[i] for i in rows if ex.d_student[i]})
 
     # ----- training -------------------------------------------------------------------------------------------
