@@ -204,3 +204,26 @@ def test_a_run_leaves_readable_files_its_curves_and_no_progress_bars_when_redire
     # Output is captured (not a terminal): one line per pass, no bar redrawn with \b, \r or ANSI codes.
     assert not any(c in printed.out + printed.err for c in ("\x1b[", "\r", "\b"))
     assert "teacher done: best dev" in printed.out and "/step" in printed.out  # Keras's one line per pass
+
+
+def test_the_in_batch_teacher_learns_with_cached_gradients_and_resumes_its_scale(synthetic_data, tmp_path):
+    changes = {
+        "objective": "in_batch",
+        "in_batch.batch_size": 8,
+        "in_batch.chunk_size": 3,
+        "in_batch.negatives_per_question": 2,
+    }
+    cfg = tiny_config(tmp_path, synthetic_data, **changes)
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    out = tmp_path / "run"
+    summary = json.loads((out / "summary.json").read_text())
+    history = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    # 42 anchors in whole batches of 8: 5 steps an epoch, 3 epochs
+    assert summary["objective"] == "in_batch" and summary["steps"] == 15 and summary["epochs_completed"] == 3
+    assert summary["best"]["value"] > history[0]["primary"]
+    assert summary["in_batch_scale"] != 20.0  # trained
+    # more online epochs train on from the checkpoint, the scale restored from it rather than reset
+    assert train_teacher.main(["--config", str(cfg), "--set", "mining.online_epochs=3"]) == 0
+    grown = json.loads((out / "summary.json").read_text())
+    assert grown["steps"] == 20
+    assert abs(grown["in_batch_scale"] - summary["in_batch_scale"]) < abs(summary["in_batch_scale"] - 20.0)

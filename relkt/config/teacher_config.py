@@ -72,6 +72,28 @@ class TripletSection:
 
 
 @dataclass
+class InBatchSection:
+    """The in-batch softmax objective (`objective: in_batch`, LAReQA's): each question against every answer of its
+    batch and the batch's mined negatives (BM25, then online: `mining`'s schedule), similarity times a scale."""
+
+    batch_size: int = field(default=64, metadata=within(above=0))  # questions per step (global)
+    # rows embedded at once when the step computes gradients; 0 = the whole batch in one graph. Smaller chunks hold
+    # less memory at the cost of a second forward pass (gradient caching: the same gradients)
+    chunk_size: int = field(default=0, metadata=within(0))
+    negatives_per_question: int = field(default=1, metadata=within(0))  # mined negatives a row adds as columns
+    scale: float = field(default=20.0, metadata=within(above=0))  # the similarity's scale at the start
+    scale_trainable: bool = True  # LAReQA's trainable scale; false keeps `scale` fixed
+    scale_learning_rate: float = field(default=1e-3, metadata=within(above=0))  # plain steps on the log scale
+    symmetric: bool = False  # also each answer against the batch's questions, the two directions averaged
+
+    def validate(self) -> None:
+        if self.chunk_size > self.batch_size:
+            raise ConfigError(
+                f"in_batch.chunk_size ({self.chunk_size}) must be at most in_batch.batch_size ({self.batch_size})"
+            )
+
+
+@dataclass
 class TeacherConfig:
     """`python -m relkt.train_teacher --config FILE [--set key=value ...]`."""
 
@@ -82,15 +104,25 @@ class TeacherConfig:
     smoke: bool = False  # shrink data, batch and evaluation for a quick end-to-end check
     # Keras progress: 0 none, 1 a bar on a terminal (one line per pass otherwise), 2 one line per pass
     verbose: int = field(default=1, metadata=within(0, 2))
+    # triplet: the paper's (question, answer, negative) triplets; in_batch: LAReQA's in-batch softmax (`in_batch`)
+    objective: Literal["triplet", "in_batch"] = "triplet"
     data: DataSection = field(default_factory=DataSection)
     encoder: EncoderSection = field(default_factory=EncoderSection)
     mining: MiningSection = field(default_factory=MiningSection)
     triplet: TripletSection = field(default_factory=TripletSection)
+    in_batch: InBatchSection = field(default_factory=InBatchSection)
     eval: EvalSection = field(default_factory=EvalSection)
     schedule: ScheduleSection = field(default_factory=ScheduleSection)
     distribute: DistributeSection = field(default_factory=DistributeSection)
 
     def validate(self) -> None:
+        if self.objective == "in_batch" and self.distribute.strategy != "default":
+            raise ConfigError(
+                f"objective: in_batch trains on one device (distribute.strategy: default); got "
+                f"distribute.strategy: {self.distribute.strategy}"
+            )
+        if self.objective == "in_batch" and self.distribute.mixed_precision == "float16":
+            raise ConfigError("objective: in_batch does not scale its loss for float16; use bfloat16 or none")
         if self.schedule.decay != "none":  # the harness would refuse it at the first step; say so before training
             raise ConfigError(
                 f"schedule.decay: {self.schedule.decay} is a student's setting (a teacher's BM25 and online epochs "
@@ -102,6 +134,8 @@ class TeacherConfig:
         if self.smoke:
             self.data.max_train_questions = min(self.data.max_train_questions or 64, 64)
             self.triplet.batch_size = min(self.triplet.batch_size, 8)
+            self.in_batch.batch_size = min(self.in_batch.batch_size, 8)
+            self.in_batch.chunk_size = min(self.in_batch.chunk_size, 8)
             self.mining.bm25_epochs = min(self.mining.bm25_epochs, 1)
             self.mining.online_epochs = min(self.mining.online_epochs, 1)
             self.eval.every_steps = min(self.eval.every_steps, 5)

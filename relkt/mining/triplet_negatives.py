@@ -35,6 +35,10 @@ class TripletNegatives:
         self.anchor_gold = gold_matrix(pool.gold)[self.anchor_q]
         self.q_texts = np.array(pool.question_texts(), dtype=object)
         self.c_texts = np.array(candidate_texts, dtype=object)
+        # one id a distinct candidate text (the first candidate holding it): a duplicate is never another's negative
+        first: dict[str, int] = {}
+        self.canonical = np.array([first.setdefault(t, i) for i, t in enumerate(candidate_texts)], dtype=np.int64)
+        self.anchor_gold_ids = canonical_gold(self.anchor_gold, self.canonical)
         m = mining
         self.n_slots = max(m.bm25_negatives if m.bm25_epochs else 0, (m.hard + m.semi_hard) if m.online_epochs else 0)
         self.negatives = np.full((len(self.anchor_q), self.n_slots), -1, dtype=np.int64)
@@ -111,6 +115,31 @@ class TripletNegatives:
         valid = np.flatnonzero((self.negatives >= 0).ravel())
         self.epoch_pairs = np.random.default_rng([self.seed, epoch, 10**6]).permutation(valid)
 
+    def shuffle_anchors(self, epoch: int, batch_size: int) -> None:
+        """This epoch's anchors (the in-batch objective's rows, each once) in an order fixed by (seed, epoch), cut to
+        whole batches: the last partial batch's anchors wait for another epoch's order."""
+        order = np.random.default_rng([self.seed, epoch, 10**6]).permutation(len(self.anchor_q))
+        self.epoch_pairs = order[: len(order) // batch_size * batch_size]
+
+    def in_batch_rows(self, anchors: np.ndarray, k: int) -> tuple[dict[str, list[str]], np.ndarray]:
+        """The texts and ids of the in-batch objective's rows `anchors`: each question, its answer and its first `k`
+        negatives ("" where a slot is empty); ids (rows, 1 + k + G) as `InBatchSoftmaxLoss` reads them: the answer's
+        canonical id, the negatives' (-1: none), then the question's gold ids (padded with -2)."""
+        negatives = np.full((len(anchors), k), -1, dtype=np.int64)
+        taken = min(k, self.n_slots)
+        negatives[:, :taken] = self.negatives[anchors, :taken]
+        texts = {
+            "anchor": self.q_texts[self.anchor_q[anchors]].tolist(),
+            "positive": self.c_texts[self.anchor_pos[anchors]].tolist(),
+        }
+        for j in range(k):
+            texts[f"negative_{j}"] = [self.c_texts[n] if n >= 0 else "" for n in negatives[:, j]]
+        negative_ids = np.where(negatives >= 0, self.canonical[np.maximum(negatives, 0)], -1)
+        ids = np.concatenate(
+            [self.canonical[self.anchor_pos[anchors]][:, None], negative_ids, self.anchor_gold_ids[anchors]], axis=1
+        )
+        return texts, ids.astype(np.int32)
+
     def triplet_texts(self, pairs: np.ndarray) -> dict[str, list[str]]:
         """The texts of the triplets `pairs` (indices into the flattened (anchor, slot) grid)."""
         anchor, slot = pairs // self.n_slots, pairs % self.n_slots
@@ -125,3 +154,8 @@ class TripletNegatives:
 
     def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         self.negatives, self.epoch_pairs = arrays["negatives"], arrays["epoch_pairs"]
+
+
+def canonical_gold(gold: np.ndarray, canonical: np.ndarray) -> np.ndarray:
+    """Each row's gold candidates (-1 padded) as canonical ids, -2 padded (never a column's id)."""
+    return np.where(gold >= 0, canonical[np.maximum(gold, 0)], -2)

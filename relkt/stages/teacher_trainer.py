@@ -1,4 +1,5 @@
-"""Stage 1: fine-tune the teacher with a triplet loss; BM25 negatives first, then online mining.
+"""Stage 1: fine-tune the teacher with a triplet loss (or LAReQA's in-batch softmax); BM25 negatives first, then
+online mining.
 
 Run by its CLI, relkt/train_teacher.py, once flags and config are checked:
 
@@ -22,6 +23,7 @@ from relkt.data.selection import measured_split, more_qa_sources, pool_langs, te
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
 from relkt.mining import TripletNegatives
+from relkt.stages.in_batch_model import InBatchModel
 from relkt.stages.sparse_adam import SparseAdam
 from relkt.stages.triplet_model import TripletModel
 from relkt.training.distributed_loop import fit
@@ -30,6 +32,22 @@ from relkt.training.run_harness import HarnessCallback
 from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
 
 log = logging.getLogger("relkt.train_teacher")
+
+
+def in_batch_model(encoder, config: TeacherConfig, anchors: int) -> InBatchModel:
+    """The in-batch objective's model from `config.in_batch`; a batch holds at most the `anchors` there are."""
+    b = config.in_batch
+    batch_size = min(b.batch_size, anchors)
+    return InBatchModel(
+        encoder,
+        batch_size=batch_size,
+        negatives_per_row=b.negatives_per_question,
+        chunk_size=min(b.chunk_size, batch_size),
+        scale=b.scale,
+        scale_trainable=b.scale_trainable,
+        scale_learning_rate=b.scale_learning_rate,
+        symmetric=b.symmetric,
+    )
 
 
 class TeacherTrainer(Stage):
@@ -55,11 +73,13 @@ class TeacherTrainer(Stage):
         )
         with self.strategy.scope():  # model, optimizer and metrics live under the strategy
             self.encoder = encoder or build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
-            self.model = TripletModel(self.encoder)
-            self.model.compile(
-                optimizer=SparseAdam(c.schedule.learning_rate, c.schedule.sparse_rows),
-                loss=TripletLoss(c.triplet.margin, c.triplet.distance),
-            )
+            optimizer = SparseAdam(c.schedule.learning_rate, c.schedule.sparse_rows)
+            if c.objective == "in_batch":
+                self.model = in_batch_model(self.encoder, c, len(self.triplets))
+                self.model.compile(optimizer=optimizer)
+            else:
+                self.model = TripletModel(self.encoder)
+                self.model.compile(optimizer=optimizer, loss=TripletLoss(c.triplet.margin, c.triplet.distance))
         self.optimizer = self.model.optimizer  # a LossScaleOptimizer under float16
         self.harness = stage_harness(
             c,
@@ -69,7 +89,7 @@ class TeacherTrainer(Stage):
             {"stage": "teacher", "base_encoder": c.encoder.spec},
             more_evaluators=list(evaluators),
         )
-        self.harness.extra_arrays = self.triplets.arrays
+        self.harness.extra_arrays = self.arrays
         log.info(
             "teacher: %d anchors from %d %s questions, %d %s candidates (%s)",
             len(self.triplets),
@@ -89,6 +109,21 @@ class TeacherTrainer(Stage):
             for _, path in sorted(source.files().items())
         }
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What a checkpoint carries besides weights: the negatives, the epoch's order, the in-batch scale."""
+        scale = getattr(self.model, "log_scale", None)
+        return {**self.triplets.arrays(), **({"log_scale": np.array(scale.numpy())} if scale is not None else {})}
+
+    def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        self.triplets.load_arrays(arrays)
+        if "log_scale" in arrays and hasattr(self.model, "log_scale"):
+            self.model.log_scale.assign(arrays["log_scale"])
+
+    @property
+    def batch_size(self) -> int:
+        """Rows a step: triplets, or the in-batch objective's questions (at most the anchors there are)."""
+        return self.model.batch_size if self.config.objective == "in_batch" else self.config.triplet.batch_size
+
     def run(self) -> dict:
         m = self.config.mining
         self.callback = HarnessCallback(self.harness)
@@ -97,7 +132,7 @@ class TeacherTrainer(Stage):
             m.bm25_epochs + m.online_epochs,
             self.train_epoch,
             self.summary,
-            restore=self.triplets.load_arrays,
+            restore=self.load_arrays,
         )
 
     def train_epoch(self, epoch: int, step: int) -> None:
@@ -105,7 +140,7 @@ class TeacherTrainer(Stage):
         every `mining.remine_every` steps; each round is recorded once, so a resumed epoch does not mine again."""
         c, m, h = self.config, self.config.mining, self.harness
         online = epoch >= m.bm25_epochs
-        bs = c.triplet.batch_size
+        bs = self.batch_size
         while True:
             boundary = step == 0 or (online and m.remine_every and step % m.remine_every == 0)
             if boundary and h.state.extra.get("mined_at") != [epoch, step]:
@@ -119,12 +154,19 @@ class TeacherTrainer(Stage):
                 if online and m.remine_every
                 else steps_total
             )
-            pairs = self.triplets.epoch_pairs[step * bs : end * bs]
-            ds = text_dataset(self.triplets.triplet_texts(pairs), np.zeros(len(pairs), np.float32), self.encoder, bs)
+            ds = self.dataset(self.triplets.epoch_pairs[step * bs : end * bs])
             fit(self.model, self.strategy, ds, self.callback, c.verbose)
             step = h.state.step_in_epoch
             if h.state.stopped_early:
                 return
+
+    def dataset(self, rows: np.ndarray):
+        """The batches of this stretch of the epoch: triplets, or the in-batch objective's rows and their ids."""
+        if self.config.objective == "in_batch":
+            texts, ids = self.triplets.in_batch_rows(rows, self.model.negatives_per_row)
+            return text_dataset(texts, ids, self.encoder, self.batch_size)
+        texts = self.triplets.triplet_texts(rows)
+        return text_dataset(texts, np.zeros(len(rows), np.float32), self.encoder, self.batch_size)
 
     def mine(self, epoch: int, step: int, online: bool) -> None:
         h = self.harness
@@ -141,12 +183,17 @@ class TeacherTrainer(Stage):
             report["anchors_without_new_negative"],
             report["anchors_without_any_negative"],
         )
-        if step == 0:
+        if step == 0 and self.config.objective == "in_batch":
+            self.triplets.shuffle_anchors(epoch, self.batch_size)
+        elif step == 0:
             self.triplets.shuffle_epoch(epoch)
 
     def summary(self) -> dict:
+        scale = getattr(self.model, "log_scale", None)
         return {
             "stage": "teacher",
+            "objective": self.config.objective,
+            **({"in_batch_scale": float(np.exp(scale.numpy()))} if scale is not None else {}),
             "anchors": len(self.triplets),
             "mining": self.harness.state.extra.get("mining", []),
             # the unit, and what it let into training, on the languages the pool is cut from

@@ -1,0 +1,139 @@
+"""Trains an encoder with the in-batch softmax, optionally with the batch's embeddings cached (gradient caching)."""
+
+from __future__ import annotations
+
+import keras
+import tensorflow as tf
+
+from relkt.encoders.sentence_encoder import SentenceEncoder
+from relkt.losses.in_batch_softmax_loss import InBatchSoftmaxLoss
+
+
+def _rows(features, lo: int, hi: int):
+    return tf.nest.map_structure(lambda t: t[lo:hi], features)
+
+
+def _add(total, grad):
+    """Sum two gradients of one variable; sparse ones (an embedding lookup's) stay sparse, their slices joined."""
+    if total is None:
+        return grad
+    if grad is None:
+        return total
+    if isinstance(total, tf.IndexedSlices) or isinstance(grad, tf.IndexedSlices):
+        total, grad = (g if isinstance(g, tf.IndexedSlices) else _as_slices(g) for g in (total, grad))
+        return tf.IndexedSlices(
+            tf.concat([total.values, grad.values], 0), tf.concat([total.indices, grad.indices], 0), total.dense_shape
+        )
+    return total + grad
+
+
+def _as_slices(dense) -> tf.IndexedSlices:
+    rows = tf.shape(dense, out_type=tf.int64)[0]
+    return tf.IndexedSlices(dense, tf.range(rows), tf.shape(dense, out_type=tf.int64))
+
+
+class InBatchModel(keras.Model):
+    """Input: {"anchor", "positive", "negative_0", ...} features (the encoder's `preprocess` output), every batch of
+    exactly `batch_size` rows; targets: the ids `InBatchSoftmaxLoss` reads. `train_step` takes one optimizer step.
+
+    With `chunk_size` > 0 the step is gradient caching (Gao et al. 2021): every text is embedded once without a
+    graph, the loss's gradient with respect to each embedding is taken, then the encoder runs again `chunk_size` rows
+    at a time, each chunk's graph freed before the next, and the chunks' gradients (the embeddings' gradients pushed
+    through) add up to the gradient of the whole batch. Memory then grows with `chunk_size`, not the batch; the cost
+    is a second forward pass. The encoder must be deterministic in training (mUSE, MiniLM without dropout).
+
+    The scale is a variable beside the encoder (its log, so it stays positive), trained by plain gradient steps of
+    `scale_learning_rate` when `scale_trainable`; the run's checkpoint carries it among the trainer's arrays.
+    """
+
+    def __init__(
+        self,
+        encoder: SentenceEncoder,
+        batch_size: int,
+        negatives_per_row: int = 0,
+        chunk_size: int = 0,
+        scale: float = 20.0,
+        scale_trainable: bool = True,
+        scale_learning_rate: float = 1e-3,
+        symmetric: bool = False,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.encoder = encoder
+        self.batch_size, self.negatives_per_row, self.chunk_size = int(batch_size), int(negatives_per_row), chunk_size
+        self.scale_trainable, self.scale_learning_rate = bool(scale_trainable), float(scale_learning_rate)
+        self.in_batch_loss = InBatchSoftmaxLoss(self.negatives_per_row, symmetric, reduction="sum")
+        self.log_scale = tf.Variable(tf.math.log(float(scale)), trainable=False, dtype=tf.float32, name="log_scale")
+
+    @property
+    def input_names(self) -> list[str]:
+        return ["anchor", "positive", *(f"negative_{j}" for j in range(self.negatives_per_row))]
+
+    def embeddings(self, x, training: bool = False) -> dict[str, tf.Tensor]:
+        """The loss's inputs: questions, answers, the negatives row-major (row r's j-th at r * k + j), the scale."""
+        emb = {name: self.encoder(x[name], training=training) for name in self.input_names}
+        return self._pred(emb)
+
+    def _pred(self, emb: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+        k = self.negatives_per_row
+        dim = tf.shape(emb["anchor"])[-1]
+        negatives = (
+            tf.reshape(tf.stack([emb[f"negative_{j}"] for j in range(k)], axis=1), [-1, dim])
+            if k
+            else tf.zeros([0, dim], emb["anchor"].dtype)
+        )
+        return {
+            "questions": emb["anchor"],
+            "answers": emb["positive"],
+            "negatives": negatives,
+            "scale": tf.exp(self.log_scale),
+        }
+
+    def batch_loss(self, y, emb: dict[str, tf.Tensor]) -> tf.Tensor:
+        return self.in_batch_loss(y, self._pred(emb)) / tf.cast(tf.shape(emb["anchor"])[0], tf.float32)
+
+    def gradients(self, x, y) -> tuple[tf.Tensor, list, tf.Tensor]:
+        """(loss, the encoder's trainable variables' gradients, the log scale's gradient) of one batch."""
+        if not self.chunk_size:
+            with tf.GradientTape() as tape:
+                tape.watch(self.log_scale)
+                emb = {name: self.encoder(x[name], training=True) for name in self.input_names}
+                loss = self.batch_loss(y, emb)
+            variables = self.encoder.trainable_variables  # read after a call: an encoder may build on its first
+            *grads, g_scale = tape.gradient(loss, [*variables, self.log_scale])
+            return loss, grads, g_scale
+        emb = {name: tf.stop_gradient(self.encoder(x[name], training=True)) for name in self.input_names}
+        variables = self.encoder.trainable_variables
+        with tf.GradientTape() as tape:
+            tape.watch(list(emb.values()))
+            tape.watch(self.log_scale)
+            loss = self.batch_loss(y, emb)
+        names = self.input_names
+        *g_emb, g_scale = tape.gradient(loss, [emb[n] for n in names] + [self.log_scale])
+        grads, done = [None] * len(variables), []
+        for name, g in zip(names, g_emb):
+            for lo in range(0, self.batch_size, self.chunk_size):
+                hi = min(lo + self.chunk_size, self.batch_size)
+                # one chunk after another: a graph runs independent ops together, which would hold every chunk's
+                # activations at once, the memory this step exists to save
+                with tf.control_dependencies(done), tf.GradientTape() as tape:
+                    part = self.encoder(_rows(x[name], lo, hi), training=True)
+                    surrogate = tf.reduce_sum(tf.cast(part, tf.float32) * g[lo:hi])
+                chunk_grads = tape.gradient(surrogate, variables)
+                done = [d.values if isinstance(d, tf.IndexedSlices) else d for d in chunk_grads if d is not None]
+                grads = [_add(t, d) for t, d in zip(grads, chunk_grads)]
+        return loss, grads, g_scale
+
+    def train_step(self, data):
+        x, y, _ = keras.utils.unpack_x_y_sample_weight(data)
+        loss, grads, g_scale = self.gradients(x, y)
+        variables = self.encoder.trainable_variables
+        if not self.optimizer.built:
+            self.optimizer.build(variables)
+        self.optimizer.apply_gradients(zip(grads, variables))
+        if self.scale_trainable and g_scale is not None:
+            self.log_scale.assign_sub(self.scale_learning_rate * g_scale)
+        return {"loss": loss, "scale": tf.exp(self.log_scale)}
+
+    def call(self, inputs, training=False):
+        return self.embeddings(inputs, training=training)
