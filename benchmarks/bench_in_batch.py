@@ -17,17 +17,17 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+import tensorflow as tf
+
+from relkt.data import LareqaPool
+from relkt.encoders import build_encoder
+from relkt.stages.in_batch_model import InBatchModel
+from relkt.stages.sparse_adam import SparseAdam
+
 
 def one(data_dir: str, batch: int, chunk: int, steps: int) -> dict:
     """One configuration, in this process: (seconds a step, peak MiB)."""
-    import numpy as np
-    import tensorflow as tf
-
-    from relkt.data import LareqaPool
-    from relkt.encoders import build_encoder
-    from relkt.stages.in_batch_model import InBatchModel
-    from relkt.stages.sparse_adam import SparseAdam
-
     pool = LareqaPool.load(data_dir, langs=["en"])
     rng = np.random.default_rng(0)
     golds = [i for i, g in enumerate(pool.gold) if len(g)]

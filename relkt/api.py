@@ -39,12 +39,14 @@ from typing import Any
 from relkt.config import StudentConfig, TeacherConfig, run_config
 from relkt.config.config_io import as_overrides
 from relkt.errors import ConfigError
+from relkt.io import trusting_models
 from relkt.jobs.audit import audit_pool
 from relkt.jobs.coverage import run as _coverage
 from relkt.jobs.interpolate import interpolate as _interpolate
 from relkt.jobs.requests import AuditRequest, CoverageRequest, InterpolateRequest, PoolRequest, TeachRequest
 from relkt.jobs.results import AuditResult, CoverageResult, InterpolateResult, RunResult, TeachResult
-from relkt.jobs.scoring import Evaluation, score
+from relkt.jobs.scoring import Evaluation
+from relkt.jobs.scoring import score as _score
 from relkt.jobs.teach import teach as _teach
 from relkt.recipes.comparison import comparison
 from relkt.recipes.crossval import CrossValidation, CrossvalResult
@@ -104,23 +106,40 @@ def config(
     return run_config(STAGES[stage], path, overrides, smoke)
 
 
-def train_teacher(config: TeacherConfig, **given: Any) -> RunResult:
-    """Stage 1 (triplet loss, BM25 then online negatives); resumes a run folder it finds unfinished. `given`:
+def train_teacher(config: TeacherConfig, trust_model: bool = False, **given: Any) -> RunResult:
+    """Stage 1 (triplets or the in-batch softmax, BM25 then online negatives); resumes a run folder it finds
+    unfinished. `trust_model`: load a base model folder whose graph touches files (a model folder is code). `given`:
     `pool`, `encoder`, `evaluators` built already (relkt.stages.teacher_trainer.TeacherTrainer)."""
     _expect(config, TeacherConfig, "config", "a TeacherConfig (api.config('teacher', ...))")
+    _expect(trust_model, bool, "trust_model", "True or False")
     from relkt.stages.teacher_trainer import TeacherTrainer  # deferred: heavy (TensorFlow)
 
-    return RunResult(Path(config.output_dir), TeacherTrainer.train(config, **given), config.encoder.spec)
+    with trusting_models(trust_model):
+        return RunResult(Path(config.output_dir), TeacherTrainer.train(config, **given), config.encoder.spec)
 
 
-def train_student(config: StudentConfig, **given: Any) -> RunResult:
-    """Stage 2 (the teacher frozen, Eq. 2's terms); resumes a run folder it finds unfinished. `given`: `inputs`,
-    `teacher`, `evaluators` built already (relkt.stages.student_trainer.StudentTrainer)."""
+def train_student(config: StudentConfig, trust_model: bool = False, **given: Any) -> RunResult:
+    """Stage 2 (the teacher frozen, Eq. 2's terms); resumes a run folder it finds unfinished. `trust_model`: load
+    model folders whose graphs touch files. `given`: `inputs`, `teacher`, `evaluators` built already
+    (relkt.stages.student_trainer.StudentTrainer)."""
     _expect(config, StudentConfig, "config", "a StudentConfig (api.config('student', ...))")
+    _expect(trust_model, bool, "trust_model", "True or False")
     from relkt.stages.student_trainer import StudentTrainer  # deferred: heavy (TensorFlow)
 
     base = config.student.spec or config.teacher.spec
-    return RunResult(Path(config.output_dir), StudentTrainer.train(config, **given), base)
+    with trusting_models(trust_model):
+        return RunResult(Path(config.output_dir), StudentTrainer.train(config, **given), base)
+
+
+def score(
+    encoder: Any, data: Any = None, split: str = "test", *, trust_model: bool = False, **options: Any
+) -> Evaluation:
+    """Score an encoder on one split of a QA source (relkt.jobs.scoring.score: `options` are its langs,
+    xx_en_units, max_length, corpus_dir, batch_size, progress, output). `trust_model`: load a model folder whose
+    graph touches files (a model folder is code)."""
+    _expect(trust_model, bool, "trust_model", "True or False")
+    with trusting_models(trust_model):
+        return _score(encoder, data, split, **options)
 
 
 TRAINERS = {"teacher": train_teacher, "student": train_student}  # each stage's call, by the name `config` takes
@@ -143,10 +162,13 @@ def cross_validate(
     return cv.run(only_folds)
 
 
-def coverage(request: CoverageRequest) -> CoverageResult:
-    """Languages from pair files, LAReQA's bias analyses on a pool, or both (relkt.jobs.coverage)."""
+def coverage(request: CoverageRequest, trust_model: bool = False) -> CoverageResult:
+    """Languages from pair files, LAReQA's bias analyses on a pool, or both (relkt.jobs.coverage). `trust_model`:
+    load model folders whose graphs touch files."""
     _expect(request, CoverageRequest, "request", "a CoverageRequest")
-    return _coverage(request)
+    _expect(trust_model, bool, "trust_model", "True or False")
+    with trusting_models(trust_model):
+        return _coverage(request)
 
 
 def audit(request: AuditRequest) -> AuditResult:
@@ -155,16 +177,22 @@ def audit(request: AuditRequest) -> AuditResult:
     return AuditResult(*audit_pool(request))
 
 
-def teach(request: TeachRequest, command: str = "") -> TeachResult:
-    """Coverage before, the recommended student, coverage after, one report (relkt.jobs.teach)."""
+def teach(request: TeachRequest, command: str = "", trust_model: bool = False) -> TeachResult:
+    """Coverage before, the recommended student, coverage after, one report (relkt.jobs.teach). `trust_model`: load
+    model folders whose graphs touch files."""
     _expect(request, TeachRequest, "request", "a TeachRequest")
-    return _teach(request, command)
+    _expect(trust_model, bool, "trust_model", "True or False")
+    with trusting_models(trust_model):
+        return _teach(request, command)
 
 
-def interpolate(request: InterpolateRequest) -> InterpolateResult:
-    """WiSE-FT mixes of a teacher and its student, alpha chosen on dev (relkt.jobs.interpolate)."""
+def interpolate(request: InterpolateRequest, trust_model: bool = False) -> InterpolateResult:
+    """WiSE-FT mixes of a teacher and its student, alpha chosen on dev (relkt.jobs.interpolate). `trust_model`: load
+    model folders whose graphs touch files."""
     _expect(request, InterpolateRequest, "request", "an InterpolateRequest")
-    return _interpolate(request)
+    _expect(trust_model, bool, "trust_model", "True or False")
+    with trusting_models(trust_model):
+        return _interpolate(request)
 
 
 def compare(

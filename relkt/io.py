@@ -1,7 +1,9 @@
-"""Atomic file writes: a crash never leaves a half-written result, config or checkpoint behind."""
+"""Atomic file writes: a crash never leaves a half-written result, config or checkpoint behind; where relkt may write
+(`claim_dir`, `claim_file`); whether the caller trusts the model folders it loads (`trusting_models`)."""
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import math
@@ -9,7 +11,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -207,3 +209,131 @@ def file_fingerprint(path: Path) -> dict:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return {"bytes": path.stat().st_size, "sha256": h.hexdigest()}
+
+
+# ----- where relkt may write ----------------------------------------------------------------------------------------
+# The rule every command and job follows: relkt writes into a folder it made (it holds OUTPUT_MARKER), a new folder or
+# an empty one (then marked), or a file path that does not exist yet or holds a file relkt wrote (the caller says how
+# to tell); never through a symbolic link below the path the user named, never inside a run folder a trainer holds.
+OUTPUT_MARKER = ".relkt-output"
+RUN_LOCK = ".lock"  # a run folder's lock file (relkt.training.run_lock holds it)
+_TMP = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+
+
+def refuse_links(path: str | Path, below: str | Path | None = None) -> None:
+    """A WriteError when `path`, or a folder between `below` (exclusive) and `path`, is a symbolic link: writing
+    through one would land somewhere the user did not name. The folders above `below` are the user's own choice."""
+    path = Path(path)
+    stop = Path(below) if below is not None else path.parent
+    for p in [path, *path.parents]:
+        if p == stop or p in stop.parents:
+            break
+        if p.is_symlink():
+            raise WriteError(
+                f"{p}: a symbolic link (to {os.readlink(p)}); relkt never writes through one, name a real folder"
+            )
+
+
+def live_run_holding(path: str | Path) -> Path | None:
+    """The run folder at or above `path` whose lock a trainer holds now, if any (a finished or killed run's lock is
+    free: the kernel drops it with its holder)."""
+    import fcntl  # deferred: POSIX only, read only when a job is about to write
+
+    for folder in [Path(path), *Path(path).parents]:
+        lock = folder / RUN_LOCK
+        if not lock.is_file() or lock.is_symlink():
+            continue
+        fd = os.open(lock, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        except BlockingIOError:
+            return folder
+        finally:
+            os.close(fd)
+    return None
+
+
+def _refuse_live_run(path: Path) -> None:
+    run = live_run_holding(path)
+    if run is not None:
+        raise WriteError(
+            f"{path}: inside {run}, a run folder a trainer is writing now; write elsewhere, or wait for the run to end"
+        )
+
+
+def clean_leftovers(folder: str | Path, name: str | None = None) -> list[Path]:
+    """Remove the temporary files an interrupted atomic write left in `folder` (`.NAME.XXXX.tmp`; only NAME's when
+    `name` is given). Returns what was removed."""
+    folder, removed = Path(folder), []
+    if not folder.is_dir():
+        return removed
+    for entry in folder.iterdir():
+        if _TMP.match(entry.name) and (name is None or entry.name.startswith(f".{name}.")) and entry.is_file():
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
+def claim_dir(path: str | Path, kind: str, below: str | Path | None = None) -> Path:
+    """Make `path` a folder relkt may write into, or refuse with a WriteError naming it: it must be new, empty or made
+    by relkt (OUTPUT_MARKER), not a link (nor any folder between `below` and it), not inside a live run folder.
+    Marks it, and removes what an interrupted write of relkt left there. `kind` (the job) is recorded in the marker."""
+    path = Path(path)
+    refuse_links(path, below)
+    _refuse_live_run(path)
+    marker = path / OUTPUT_MARKER
+    if path.exists():
+        if not path.is_dir():
+            raise WriteError(f"{path}: a file, not a folder; name a new folder for the {kind} output")
+        if not marker.is_file():
+            foreign = sorted(p.name for p in path.iterdir())
+            if foreign:
+                raise WriteError(
+                    f"{path}: holds files relkt did not write ({', '.join(foreign[:3])}"
+                    f"{', ...' if len(foreign) > 3 else ''}); name a new or empty folder for the {kind} output"
+                )
+    with write_errors(path, "make the output folder"):
+        path.mkdir(parents=True, exist_ok=True)
+        if not marker.is_file():
+            atomic_write_text(marker, json.dumps({"written_by": "relkt", "kind": kind}) + "\n")
+    clean_leftovers(path)
+    return path
+
+
+def claim_file(path: str | Path, ours: Any, what: str = "result", below: str | Path | None = None) -> Path:
+    """Check that relkt may write the file `path`: it does not exist, or `ours(path)` says relkt wrote it; not a link
+    (nor a folder between `below` and it), not inside a live run folder. Removes the leftovers of an interrupted
+    write of it. A WriteError otherwise."""
+    path = Path(path)
+    refuse_links(path, below)
+    _refuse_live_run(path.parent)
+    if path.is_dir():
+        raise WriteError(f"{path}: a folder; name a file for the {what}")
+    if path.exists() and not ours(path):
+        raise WriteError(
+            f"{path}: exists and relkt did not write it as a {what}; name a new file (relkt never replaces a file "
+            "it did not write)"
+        )
+    clean_leftovers(path.parent, path.name)
+    return path
+
+
+# ----- what relkt may load ------------------------------------------------------------------------------------------
+_TRUSTED: contextvars.ContextVar[bool] = contextvars.ContextVar("relkt_trusted_models", default=False)
+
+
+@contextmanager
+def trusting_models(trusted: bool = True) -> Iterator[None]:
+    """Inside the block, SavedModels load without the scan for ops that touch files (relkt.encoders.model_scan): the
+    user said they trust them (`--trust-model`, `trust_model=True`)."""
+    token = _TRUSTED.set(bool(trusted))
+    try:
+        yield
+    finally:
+        _TRUSTED.reset(token)
+
+
+def models_trusted() -> bool:
+    """Whether the caller trusts the model folders loaded now (`trusting_models`)."""
+    return _TRUSTED.get()

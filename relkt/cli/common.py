@@ -18,7 +18,7 @@ from relkt.cli import quiet_tensorflow
 from relkt.config.config_io import config_yaml, run_config
 from relkt.config.reference import help_text
 from relkt.errors import ConfigError, Interrupted, RelktError, WriteError, catch_sigint, is_interrupt
-from relkt.io import os_reason
+from relkt.io import os_reason, trusting_models
 from relkt.jobs.pool import check_formats
 from relkt.names import PAPER_WEIGHTS, TERM_OF_WEIGHT
 
@@ -30,19 +30,21 @@ def run_cli(
     verbose: bool = True,
     interrupted: str = "interrupted; nothing was written",
     request: type | None = None,
+    trusted: bool = False,
 ) -> int:
     """Run a CLI's work: relkt's log lines at INFO (`verbose`), others at WARNING. Each way it can fail is one line on
     stderr, never a traceback: a RelktError (bad input) is `error: ...` and exit code 2; an OS error (a write to a
     read-only folder, a full disk, a file-size limit) is `error: PATH: cannot write (REASON)` and exit code 1;
     Ctrl-C prints `interrupted` (or the trainer's own line, with its step) and exits 130, also when it first lands in
-    a finalizer that swallows it (`relkt.errors.catch_sigint`). TensorFlow's C++ start-up
+    a finalizer that swallows it (`relkt.errors.catch_sigint`). `trusted` (`--trust-model`): model folders load
+    without the scan for ops that touch files. TensorFlow's C++ start-up
     logs are off here (a CLI's choice; `import relkt` leaves its user's process alone) unless RELKT_VERBOSE=1."""
     quiet_tensorflow.install()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if verbose:
         logging.getLogger("relkt").setLevel(logging.INFO)
     try:
-        with catch_sigint():
+        with catch_sigint(), trusting_models(trusted):
             return body()
     except Interrupted as e:
         print(str(e), file=sys.stderr)
@@ -59,6 +61,16 @@ def run_cli(
     except RelktError as e:
         print(f"error: {as_flags(str(e), request) if request else e}", file=sys.stderr)
         return 2
+
+
+def add_trust_flag(p: argparse.ArgumentParser) -> None:
+    """`--trust-model`: load model folders whose graphs hold ops that touch files (a SavedModel is code)."""
+    p.add_argument(
+        "--trust-model",
+        action="store_true",
+        help="load model folders (hub:, muse:, bert: specs and teachers) whose graphs read or write files, print or "
+        "run Python; a model folder is code (default: refuse them, naming the op)",
+    )
 
 
 def as_flags(message: str, request: type) -> str:
@@ -105,6 +117,7 @@ def trainer_main(argv: Sequence[str] | None, stage: str, doc: str) -> int:
         action="store_true",
         help="print the resolved config (base chain, --set and --smoke applied; what the run folder stores) and exit",
     )
+    add_trust_flag(p)
     args = p.parse_args(argv)
 
     def body() -> int:
@@ -118,7 +131,11 @@ def trainer_main(argv: Sequence[str] | None, stage: str, doc: str) -> int:
         print(final_line(stage, train_fn(config), Path(config.output_dir) / "best"))
         return 0
 
-    return run_cli(body, interrupted="interrupted before training started; rerun the same command to resume")
+    return run_cli(
+        body,
+        interrupted="interrupted before training started; rerun the same command to resume",
+        trusted=args.trust_model,
+    )
 
 
 def check_weight_keys(weights: dict) -> None:

@@ -23,7 +23,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import run_cli, shown
+from relkt.cli.common import add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
 from relkt.cli.types import comma_list, lang_sources, named_specs, positive_int
 from relkt.config.student_config import StudentDataSection
@@ -81,6 +81,7 @@ def build_parser(prog: str = "relkt coverage") -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="seed of the bootstrap, probe and remove-one-target draws (default: 0)"
     )
     p.add_argument("--output", default="reports/coverage", help="report folder (default: reports/coverage)")
+    add_trust_flag(p)
     return p
 
 
@@ -154,6 +155,7 @@ def request(args: argparse.Namespace) -> CoverageRequest:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    trusted = vars(args).pop("trust_model")
 
     def body() -> int:
         result = run(request(args))
@@ -167,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 0
 
-    return run_cli(body, request=CoverageRequest)
+    return run_cli(body, request=CoverageRequest, trusted=trusted)
 
 
 if __name__ == "__main__":

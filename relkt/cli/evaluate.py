@@ -14,14 +14,22 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from relkt.cli.common import run_cli, shown
+from relkt.cli.common import add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments, pool_fields
 from relkt.cli.types import positive_int, writable_file, xx_en_units
 from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS
+from relkt.io import claim_file
 from relkt.jobs.pool import pool_settings
 from relkt.jobs.requests import PoolRequest
-from relkt.jobs.scoring import best_export, per_question_path, score_sources, write_evaluation
+from relkt.jobs.scoring import (
+    best_export,
+    is_per_question_file,
+    is_result_file,
+    per_question_path,
+    score_sources,
+    write_evaluation,
+)
 from relkt.reports.tables import evaluation_table
 
 SPECS = (
@@ -91,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         ".per_question.npz, for trainers/compare.py's significance tests); checked before encoding (default: none)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_trust_flag(p)
     return p
 
 
@@ -103,7 +112,11 @@ def parse_args(argv: Sequence[str] | None = None):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_cli(lambda: run(parse_args(argv)), interrupted="interrupted; nothing was written", request=PoolRequest)
+    args = parse_args(argv)
+    trusted = vars(args).pop("trust_model")
+    return run_cli(
+        lambda: run(args), interrupted="interrupted; nothing was written", request=PoolRequest, trusted=trusted
+    )
 
 
 def run(args) -> int:
@@ -117,9 +130,12 @@ def run(args) -> int:
     if args.split == "test":
         sources += [replace(settings, test_dir=path, test_format="auto", more_test=[]) for path in settings.more_test]
     outputs = [args.output] + [more_output(args.output, each.test_dir) if args.output else None for each in sources[1:]]
-    for output in outputs[1:]:
-        if output:
-            writable_file(output)  # every output checked before the first encoding
+    for i, output in enumerate(outputs):
+        if output:  # every output checked before the first encoding: a new file, or results relkt wrote
+            if i:
+                writable_file(output)
+            claim_file(output, is_result_file, "results JSON")
+            claim_file(per_question_path(output), is_per_question_file, "per-question file")
     encoder = args.encoder or best_export(args.config)
     results = score_sources(
         encoder,

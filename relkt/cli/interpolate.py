@@ -22,7 +22,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import run_cli, shown
+from relkt.cli.common import add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
 from relkt.cli.types import positive_int, xx_en_units
 from relkt.jobs.interpolate import interpolate
@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of that sample (default: 0)")
     p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
+    add_trust_flag(p)
     return p
 
 
@@ -98,6 +99,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    trusted = vars(args).pop("trust_model")
 
     def body() -> int:
         result = interpolate(InterpolateRequest(**vars(args)))
@@ -112,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 0
 
-    return run_cli(body, request=InterpolateRequest)
+    return run_cli(body, request=InterpolateRequest, trusted=trusted)
 
 
 if __name__ == "__main__":

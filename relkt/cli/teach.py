@@ -19,7 +19,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import run_cli, shown
+from relkt.cli.common import add_trust_flag, run_cli, shown
 from relkt.cli.types import comma_list, language_list, other_domain, positive_int
 from relkt.config import config_yaml
 from relkt.jobs.requests import TeachRequest
@@ -82,12 +82,13 @@ def build_parser(prog: str = "relkt teach") -> argparse.ArgumentParser:
     p.add_argument(
         "--print-config", action="store_true", help="print the student's resolved config and exit (default: off)"
     )
+    add_trust_flag(p)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = vars(build_parser().parse_args(argv))
-    show = args.pop("print_config")
+    show, trusted = args.pop("print_config"), args.pop("trust_model")
     command = "relkt teach " + shlex.join(sys.argv[1:] if argv is None else list(argv))
 
     def body() -> int:
@@ -99,7 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {shown(result.report)} and {shown(result.output / 'teach.json')}")
         return 0
 
-    return run_cli(body, interrupted="interrupted; rerun the same command to resume the student", request=TeachRequest)
+    return run_cli(
+        body,
+        interrupted="interrupted; rerun the same command to resume the student",
+        request=TeachRequest,
+        trusted=trusted,
+    )
 
 
 if __name__ == "__main__":

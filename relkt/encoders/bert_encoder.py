@@ -11,6 +11,7 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the TF Text ops an export's graph holds)
 
 from relkt.encoders.export import read_export, read_metadata
+from relkt.encoders.model_scan import check_model
 from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer  # noqa: F401  (registered: extended students deserialize)
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize, masked_mean
 from relkt.encoders.token_embedding import read_rows_sparsely
@@ -79,6 +80,7 @@ class BertEncoder(SentenceEncoder):
         trained here can seed a `bert:` student (vocabulary extension needs one).
         """
         meta, tokenizer = read_export(path, f"bert:{path}", "bert", "wordpiece")
+        check_model(path, f"bert:{path}")
         saved = {v.name.split(":")[0]: v for v in tf.saved_model.load(str(path)).variables}
         try:
             vocab_size, hidden = saved["token_embedding/embeddings"].shape

@@ -10,6 +10,7 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the sentencepiece ops mUSE's graph holds)
 
 from relkt.encoders.export import read_metadata
+from relkt.encoders.model_scan import check_model
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
 from relkt.errors import EncoderError
 
@@ -21,23 +22,34 @@ MUSE_HANDLES = {
 
 
 def load_saved_model(handle: str):
-    """`hub.load(handle)` with tensorflow_text's ops registered first; a clear error when it fails."""
+    """`hub.load(handle)` with tensorflow_text's ops registered first, once its graphs passed the scan for ops that
+    touch files (relkt.encoders.model_scan; a URL is fetched to TF Hub's cache first); a clear error when it fails."""
     import tensorflow_hub as hub  # deferred: optional (only hub: specs use it; it needs tf-keras)
 
     try:
-        return hub.load(handle)
-    except Exception as e:  # OSError, ValueError, URLError, NotFoundError ... all mean "not loadable"
-        local = Path(handle).expanduser()
-        if "://" in handle:
-            hint = (
-                f"could not fetch {handle} (offline?). Download it where you are online and point relkt "
-                "at the copy: set TFHUB_CACHE_DIR to a cache that holds it, or pass hub:/path/to/savedmodel"
-            )
-        elif not local.exists():
-            hint = f"{handle}: no such SavedModel directory (and not a TF Hub URL)"
-        else:
-            hint = f"{handle}: not a loadable TF2 SavedModel"
-        raise EncoderError(f"{hint} ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from e
+        local = hub.resolve(handle)
+    except Exception as e:  # OSError, ValueError, URLError ... all mean "not loadable"
+        raise _not_loadable(handle, e) from e
+    check_model(local, f"hub:{handle}")
+    try:
+        return hub.load(local)
+    except Exception as e:  # OSError, ValueError, NotFoundError ... all mean "not loadable"
+        raise _not_loadable(handle, e) from e
+
+
+def _not_loadable(handle: str, e: Exception) -> EncoderError:
+    """The one error of a handle that cannot be loaded, with what to do about it."""
+    local = Path(handle).expanduser()
+    if "://" in handle:
+        hint = (
+            f"could not fetch {handle} (offline?). Download it where you are online and point relkt "
+            "at the copy: set TFHUB_CACHE_DIR to a cache that holds it, or pass hub:/path/to/savedmodel"
+        )
+    elif not local.exists():
+        hint = f"{handle}: no such SavedModel directory (and not a TF Hub URL)"
+    else:
+        hint = f"{handle}: not a loadable TF2 SavedModel"
+    return EncoderError(f"{hint} ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
 
 
 def _clean_name(name: str) -> str:

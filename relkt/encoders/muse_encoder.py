@@ -12,6 +12,7 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the sentencepiece op an export's graph holds)
 
 from relkt.encoders.export import read_export
+from relkt.encoders.model_scan import check_model
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.encoders.token_embedding import TokenEmbedding
@@ -169,6 +170,7 @@ class MuseEncoder(SentenceEncoder):
         encoder = cls(tokenizer, **config)
         encoder.build()
         within = lambda name: name.split(":")[0].partition("/")[2]  # noqa: E731  (the path below the model's name)
+        check_model(path, f"muse:{path}")
         saved = {within(v.name): v for v in tf.saved_model.load(str(path)).variables}
         for weight in encoder.weights:
             if within(weight.path) not in saved:

@@ -40,7 +40,7 @@ from relkt.analysis import (
 )
 from relkt.data.pair_items import PairItems
 from relkt.errors import ConfigError
-from relkt.io import atomic_files, json_text
+from relkt.io import atomic_files, claim_dir, json_text
 from relkt.jobs.audit import audit_pool, encoder_specs
 from relkt.jobs.pair_coverage import run_languages
 from relkt.jobs.pool import load_pool
@@ -126,10 +126,10 @@ def run(args: CoverageRequest, items: PairItems | None = None) -> CoverageResult
     report: the languages' report.md with the bias sections after it, their figures in OUTPUT/bias/. With
     `tokenizers_only`, the tokenizer audit of the pool alone. `items`: the pair files already read
     (`relkt.jobs.pair_coverage.read_items`), so a caller that checked them hands them on instead of a second read."""
+    claim_dir(args.output, "coverage")  # before anything is read: a place relkt may not write fails at once
     if args.tokenizers_only:
         table, report = audit_pool(args)
         out = Path(args.output)
-        out.mkdir(parents=True, exist_ok=True)
         md = f"# Tokenizer coverage: {args.split} split, {args.texts}\n\n```\n{table}\n```\n"
         with atomic_files([out / "report.json", out / "report.md"]) as (js, md_file):
             js.write(json_text(report).encode("utf-8"))
@@ -159,7 +159,7 @@ def run_bias(args: CoverageRequest, out: Path) -> CoverageResult:
     specs = encoder_specs(args)  # a bad encoder fails before TensorFlow loads
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow); --help answers without it
 
-    out.mkdir(parents=True, exist_ok=True)
+    claim_dir(out, "coverage")
     pool = load_pool(args)
     if args.new_lang and args.new_lang not in pool.langs:
         raise ConfigError(

@@ -20,6 +20,7 @@ keeps its new embedding rows as they are (the teacher has none to mix in).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,8 +29,8 @@ import numpy as np
 
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import sample_questions, scored_source
-from relkt.errors import ConfigError, EncoderError, RelktError
-from relkt.io import atomic_write_json
+from relkt.errors import ConfigError, EncoderError, RelktError, WriteError
+from relkt.io import atomic_write_json, claim_file, live_run_holding, refuse_links
 from relkt.jobs.pool import load_pool, pool_settings
 from relkt.jobs.requests import InterpolateRequest
 from relkt.jobs.results import InterpolateResult
@@ -61,6 +62,32 @@ def interpolate_weights(
     return mixed
 
 
+def claim_export_dir(path: str | Path) -> Path:
+    """Refuse an output folder relkt may not replace with an export: one holding anything but a relkt export (its
+    `relkt.json`), a link, or a folder inside a live run; a new or empty folder, or an earlier export, is fine."""
+    path = Path(path)
+    refuse_links(path)
+    if path.exists() and not path.is_dir():
+        raise WriteError(f"{path}: a file, not a folder; name a new folder for the interpolated model")
+    if path.is_dir() and any(path.iterdir()) and not (path / "relkt.json").is_file():
+        raise WriteError(
+            f"{path}: holds files that are not a relkt export ({', '.join(sorted(p.name for p in path.iterdir())[:3])}"
+            "); relkt replaces only its own exports: name a new or empty folder"
+        )
+    run = live_run_holding(path)
+    if run is not None:
+        raise WriteError(f"{path}: inside {run}, a run folder a trainer is writing now; write elsewhere")
+    return path
+
+
+def _is_interpolation(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and {"teacher", "student", "alpha", "scores"} <= set(data)
+
+
 def choose_alpha(scores: dict[float, float]) -> float:
     """The alpha with the highest dev score; ties go to the larger alpha (more of the student)."""
     return max(scores, key=lambda a: (scores[a], a))
@@ -89,6 +116,8 @@ def check_request(args: InterpolateRequest) -> None:
 def interpolate(args: InterpolateRequest) -> InterpolateResult:
     """Every alpha's dev metrics, the best mix exported to `output` and its scores beside it."""
     check_request(args)
+    claim_export_dir(args.output)
+    claim_file(Path(args.output).parent / f"{Path(args.output).name}.interpolation.json", _is_interpolation, "record")
     alphas = list(args.alphas)
     from relkt.encoders.encoder_kind import encoder_kinds, kind_of  # deferred: the kind table loads TensorFlow
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,8 @@ from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.pair_items import PairItems, read_pair_items
 from relkt.data.parallel_corpus import PairFiles
 from relkt.data.qa_source import QaSource
-from relkt.io import atomic_files, json_text
+from relkt.errors import DataError
+from relkt.io import atomic_files, claim_dir, json_text
 from relkt.jobs.audit import encoder_specs
 from relkt.jobs.requests import CoverageRequest
 from relkt.jobs.results import CoverageResult
@@ -37,6 +39,9 @@ from relkt.metrics.evaluator import EncodingCache, run_evaluators
 from relkt.metrics.pair_retrieval import centered, hub_share, pair_retrieval
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 from relkt.reports.language_coverage_report import coverage_figure, languages_markdown
+
+# one random key in report.json and per_item.npz: the two (and report.md) were written together
+SET_KEY = "set_key"
 
 log = logging.getLogger("relkt.coverage")
 
@@ -234,11 +239,36 @@ def run_languages(args: CoverageRequest, read: PairItems | None = None) -> Cover
         "figures": figures,
         "comparisons": compare(hits, names),
     }
-    out.mkdir(parents=True, exist_ok=True)
+    claim_dir(out, "coverage")
     markdown = languages_markdown(report)
+    key = uuid.uuid4().hex  # the three files are one set: a reader checks the npz's key against the report's
+    report[SET_KEY] = key
     with atomic_files([out / "per_item.npz", out / "report.json", out / "report.md"]) as (npz, js, md):
-        np.savez(npz, **{f"{name}|{key}": value for name, by in hits.items() for key, value in by.items()})
+        arrays = {f"{name}|{k}": value for name, by in hits.items() for k, value in by.items()}
+        np.savez(npz, **arrays, **{SET_KEY: np.array(key)})
         js.write(json_text(report).encode("utf-8"))
         md.write(markdown.encode("utf-8"))
     coverage_figure(report, out / "coverage.png")
     return CoverageResult(out, json.loads(json_text(report)), markdown)
+
+
+def read_per_item(folder: str | Path) -> dict[str, np.ndarray]:
+    """A coverage report's per-item hits (`per_item.npz`), read only as the set it was written with: a DataError when
+    its key is not its `report.json`'s (a write killed between the files' renames), naming both."""
+    folder = Path(folder)
+    path, report_path = folder / "per_item.npz", folder / "report.json"
+    if not path.is_file():
+        raise DataError(f"{path}: no per-item hits (a relkt coverage report folder has per_item.npz)")
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    theirs = str(arrays.pop(SET_KEY)) if SET_KEY in arrays else None
+    try:
+        ours = json.loads(report_path.read_text(encoding="utf-8")).get(SET_KEY)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        ours = None
+    if ours is None or theirs is None or ours != theirs:
+        raise DataError(
+            f"{path} and {report_path} are not one set (keys {str(theirs)[:8]} and {str(ours)[:8]}): the coverage run "
+            "that wrote them was interrupted between its files, or one was replaced; run relkt coverage again"
+        )
+    return arrays

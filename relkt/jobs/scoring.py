@@ -27,7 +27,7 @@ from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAn
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
 from relkt.errors import ConfigError, DataError
-from relkt.io import atomic_files, json_text
+from relkt.io import atomic_files, claim_file, json_text
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EncodingCache, run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
@@ -209,12 +209,32 @@ def write_result_pair(results: dict, per_question: dict, output: str | Path) -> 
     left beside another run's arrays (a write interrupted between its two renames) is told apart."""
     output = Path(output)
     npz = per_question_path(output)
+    claim_file(output, is_result_file, "results JSON")
+    claim_file(npz, is_per_question_file, "per-question file")
     key = uuid.uuid4().hex
     arrays = {k: v for k, v in per_question.items() if k != PAIR_KEY}
     with atomic_files([npz, output]) as (per_question_file, json_file):
         np.savez(per_question_file, **arrays, **{PAIR_KEY: np.array(key)})
         json_file.write(json_text({**results, PAIR_KEY: key}).encode("utf-8"))
     return output
+
+
+def is_result_file(path: Path) -> bool:
+    """Whether `path` holds results relkt wrote (a JSON object carrying its pair key)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and PAIR_KEY in data
+
+
+def is_per_question_file(path: Path) -> bool:
+    """Whether `path` holds per-question scores relkt wrote (an npz carrying the pair key)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return PAIR_KEY in z.files
+    except (OSError, ValueError, EOFError):
+        return False
 
 
 def read_per_question(output: str | Path) -> dict[str, np.ndarray]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from relkt.analysis import gap_to_english, mcnemar, paired_bootstrap
 from relkt.errors import DataError
+from relkt.jobs.pair_coverage import read_per_item
 from relkt.jobs.scoring import per_question_path, read_per_question
 
 UNITS = ("pool", "article", "paragraph", "sentence", "scored_article", "scored_paragraph")
@@ -229,12 +230,10 @@ def coverage_ablation(runs: dict[str, str | Path], encoder: str = "student", fir
     hits = {}
     for name, folder in runs.items():
         path = Path(folder) / "per_item.npz"
-        if not path.is_file():
-            raise DataError(f"{path}: no per-item hits (a relkt coverage report folder has per_item.npz)")
-        with np.load(path) as z:
-            hits[name] = {k.partition("|")[2]: z[k] for k in z.files if k.startswith(f"{encoder}|")}
-            if name == next(iter(runs)):
-                hits[first] = {k.partition("|")[2]: z[k] for k in z.files if k.startswith(f"{first}|")}
+        z = read_per_item(folder)
+        hits[name] = {k.partition("|")[2]: v for k, v in z.items() if k.startswith(f"{encoder}|")}
+        if name == next(iter(runs)):
+            hits[first] = {k.partition("|")[2]: v for k, v in z.items() if k.startswith(f"{first}|")}
         if not hits[name]:
             raise DataError(f"{path}: no hits of an encoder named {encoder!r}")
     names = list(runs)

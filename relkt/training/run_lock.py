@@ -11,10 +11,11 @@ import socket
 from pathlib import Path
 
 from relkt.errors import ConfigError
+from relkt.io import RUN_LOCK
 
 log = logging.getLogger("relkt.training")
 
-LOCK_FILE = ".lock"
+LOCK_FILE = RUN_LOCK
 # What an interrupted writer leaves: export_encoder's `.best.writing-PID`, io.replace_dir's `.best.old` and
 # `.checkpoint.old` (older relkt wrote `.best.old-PID`), the harness's `.checkpoint.writing`, io.atomic_file's
 # `.NAME.XXXX.tmp`.

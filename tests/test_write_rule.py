@@ -1,0 +1,108 @@
+"""The one rule every place relkt writes follows: a folder relkt made, a new or empty one, or a file that does not
+exist or that relkt wrote; never through a link, never inside a live run folder; a set of files read only as a set;
+an interrupted write's leftovers cleaned by the next. Each case is the job's own guard, on tiny data."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from relkt.errors import DataError, WriteError
+from relkt.io import OUTPUT_MARKER, claim_dir, claim_file, live_run_holding
+from relkt.jobs.interpolate import claim_export_dir
+from relkt.jobs.pair_coverage import SET_KEY, read_per_item
+from relkt.jobs.scoring import is_result_file, per_question_path, write_result_pair
+from relkt.training.run_lock import RunLock
+
+
+def user_folder(path):
+    """A folder of the user's own work."""
+    (path / "src").mkdir(parents=True)
+    (path / "src" / "main.py").write_text("print('mine')\n")
+    (path / "README.md").write_text("# my project\n")
+    return path
+
+
+def snapshot(path):
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def test_a_foreign_folder_is_refused_and_left_as_it_was(tmp_path):
+    folder = user_folder(tmp_path / "mine")
+    before = snapshot(folder)
+    with pytest.raises(WriteError, match=r"mine: holds files relkt did not write \(README\.md, src\)"):
+        claim_dir(folder, "coverage")
+    with pytest.raises(WriteError, match="not a relkt export"):
+        claim_export_dir(folder)  # relkt interpolate --output: used to replace the folder whole
+    assert snapshot(folder) == before
+
+
+def test_a_new_or_empty_folder_is_marked_and_then_relkt_may_write_in_it_again(tmp_path):
+    (tmp_path / "empty").mkdir()
+    for folder in (tmp_path / "new" / "deep", tmp_path / "empty"):
+        claim_dir(folder, "coverage")
+        assert json.loads((folder / OUTPUT_MARKER).read_text())["kind"] == "coverage"
+        (folder / "report.md").write_text("relkt's report")
+        assert claim_dir(folder, "coverage") == folder  # its own folder: fine
+
+
+def test_a_foreign_file_is_never_overwritten_but_relkt_results_are(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    config = run / "config.yaml"
+    config.write_text("seed: 0\n")  # relkt evaluate --output RUN/config.yaml used to replace it
+    with pytest.raises(WriteError, match=r"config\.yaml: exists and relkt did not write it"):
+        write_result_pair({"metrics": {}}, {"ap": np.zeros(2)}, config)
+    assert config.read_text() == "seed: 0\n" and not per_question_path(config).exists()
+    out = run / "test.json"
+    write_result_pair({"metrics": {"a": 1}}, {"ap": np.zeros(2)}, out)
+    write_result_pair({"metrics": {"a": 2}}, {"ap": np.ones(2)}, out)  # its own result: replaced
+    assert is_result_file(out) and json.loads(out.read_text())["metrics"] == {"a": 2}
+
+
+def test_a_link_at_depth_two_below_the_named_folder_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "report.md").write_text("someone else's")
+    out = tmp_path / "out"
+    claim_dir(out, "teach")
+    (out / "coverage").mkdir()
+    os.symlink(elsewhere, out / "coverage" / "bias")
+    with pytest.raises(WriteError, match="a symbolic link"):
+        claim_dir(out / "coverage" / "bias", "coverage", below=out)
+    with pytest.raises(WriteError, match="a symbolic link"):
+        claim_file(out / "coverage" / "bias" / "x.json", lambda p: True, below=out)
+    assert (elsewhere / "report.md").read_text() == "someone else's"
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["report.md"]
+
+
+def test_a_live_run_folder_is_refused_and_a_finished_one_is_not(tmp_path):
+    run = tmp_path / "run"
+    lock = RunLock(run)
+    try:
+        assert live_run_holding(run / "best") == run
+        with pytest.raises(WriteError, match="a run folder a trainer is writing now"):
+            claim_file(run / "test.json", is_result_file)
+        with pytest.raises(WriteError, match="a run folder a trainer is writing now"):
+            claim_dir(run / "scores", "coverage")
+    finally:
+        lock.release()
+    assert live_run_holding(run) is None
+    claim_file(run / "test.json", is_result_file)
+
+
+def test_a_killed_set_of_writes_is_refused_when_read_and_its_leftovers_cleaned(tmp_path):
+    out = claim_dir(tmp_path / "coverage", "coverage")
+    (out / "report.json").write_text(json.dumps({SET_KEY: "a" * 32}))
+    np.savez(out / "per_item.npz", **{"student|bitext/bn": np.ones(3), SET_KEY: np.array("b" * 32)})
+    with pytest.raises(DataError, match="are not one set"):
+        read_per_item(out)
+    np.savez(out / "per_item.npz", **{"student|bitext/bn": np.ones(3), SET_KEY: np.array("a" * 32)})
+    assert list(read_per_item(out)) == ["student|bitext/bn"]
+    leftover = out / ".report.json.k2j4_x.tmp"  # what a kill inside atomic_files leaves
+    leftover.write_text("half")
+    claim_dir(out, "coverage")
+    assert not leftover.exists() and (out / "report.json").exists()
