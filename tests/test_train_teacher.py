@@ -227,3 +227,50 @@ def test_the_in_batch_teacher_learns_with_cached_gradients_and_resumes_its_scale
     grown = json.loads((out / "summary.json").read_text())
     assert grown["steps"] == 20
     assert abs(grown["in_batch_scale"] - summary["in_batch_scale"]) < abs(summary["in_batch_scale"] - 20.0)
+
+
+def pair_files_from(data_dir, folder):
+    """de.tsv: every English sentence of the synthetic pool beside its German rendering (test articles' included)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    en = json.loads((Path(data_dir) / "en.json").read_text())["data"]
+    de = json.loads((Path(data_dir) / "de.json").read_text())["data"]
+    for a, b in zip(en, de):
+        for x, y in zip(a["paragraphs"][0]["sentences"], b["paragraphs"][0]["sentences"]):
+            rows.append(f"synthetic\t{x}\t{y}\n")
+    (folder / "de.tsv").write_text("source\ten\txx\n" + "".join(rows))
+    return folder
+
+
+def test_the_alignment_task_never_reads_a_test_text_and_its_dev_metric_reads_every_language(synthetic_data, tmp_path):
+    from relkt.config import TeacherConfig, load_config
+    from relkt.data.selection import load_split
+    from relkt.stages.teacher_trainer import alignment_pairs
+
+    pairs_dir = pair_files_from(synthetic_data, tmp_path / "pairs")
+    changes = {
+        "objective": "in_batch",
+        "in_batch.batch_size": 8,
+        "in_batch.negatives_per_question": 1,
+        "align.pairs_dir": str(pairs_dir),
+        "align.langs": ["de"],
+        "align.dev_pairs": 10,
+        "align.share": 0.5,
+        "eval.primary_metric": "joint/P@1",
+        "mining.online_epochs": 0,
+    }
+    cfg = tiny_config(tmp_path, synthetic_data, **changes)
+    config = load_config(TeacherConfig, str(cfg))
+    pairs = alignment_pairs(config)
+    test = load_split(config.data, "test")
+    test_texts = set(test.question_texts()) | set(test.candidate_texts())
+    assert pairs.dropped["de"] > 0 and not test_texts & (set(pairs.en) | set(pairs.xx))
+    assert train_teacher.main(["--config", str(cfg)]) == 0
+    out = tmp_path / "run"
+    summary = json.loads((out / "summary.json").read_text())
+    history = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    # 42 anchors: 5 QA batches of 8 and as many translation-ranking batches (share 0.5)
+    assert summary["align_pairs"] == len(pairs) and summary["steps"] == 10
+    first = history[0]
+    assert first["primary"] == first["dev/joint/P@1"]
+    assert first["dev/joint/P@1"] == pytest.approx((first["dev/xx_en/en/P@1"] + first["dev/corpus/de/P@1"]) / 2)

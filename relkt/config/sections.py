@@ -145,7 +145,7 @@ _UNIT = "|".join(XX_EN_UNITS)
 # and XxEnUnitEvaluator.flat's xx_en_UNIT/... with eval.xx_en_units.
 PRIMARY_METRIC = re.compile(
     r"^(lareqa(/[a-z]{2,3})?/(mAP|mAP@\d+|P@\d+|R@\d+|hit@\d+|MRR)"
-    rf"|xx_en(_({_UNIT}))?(/[a-z]{{2,3}})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{{2,3}})?/(P@1|cos)|corpus(/[a-z]{{2,3}})?/P@1)$"
+    rf"|xx_en(_({_UNIT}))?(/[a-z]{{2,3}})?/(P@(1|5|10)|MRR)|bitext(/[a-z]{{2,3}})?/(P@1|cos)|corpus(/[a-z]{{2,3}})?/P@1|joint/P@1)$"
 )
 
 

@@ -94,6 +94,26 @@ class InBatchSection:
 
 
 @dataclass
+class AlignSection:
+    """Languages kept aligned while the teacher learns QA (the in-batch objective): translation-ranking batches, a
+    sentence in X against the English twins of its batch, mixed among the QA batches."""
+
+    pairs_dir: str = ""  # a folder of {lang}.tsv pair files; "" = no alignment task
+    langs: list[str] = field(default_factory=list)  # the languages X (not en)
+    pairs_per_lang: int = field(default=2000, metadata=within(0))  # training pairs a language; 0 = every one
+    dev_pairs: int = field(default=200, metadata=within(0))  # held out a language: the dev metric's corpus/LANG/P@1
+    share: float = field(default=0.25, metadata=within(0, 0.9))  # of the steps, translation-ranking batches
+    weight: float = field(default=1.0, metadata=within(above=0))  # their loss's weight against the QA batches'
+    mono: bool = True  # each batch one language pair (X-X-mono's lesson); false mixes the languages
+
+    def validate(self) -> None:
+        if self.pairs_dir and not self.langs:
+            raise ConfigError("align.langs: name the languages to keep aligned (align.pairs_dir is set)")
+        if self.langs and not self.pairs_dir:
+            raise ConfigError("align.pairs_dir: the folder of {lang}.tsv pair files (align.langs is set)")
+
+
+@dataclass
 class TeacherConfig:
     """`python -m relkt.train_teacher --config FILE [--set key=value ...]`."""
 
@@ -111,6 +131,7 @@ class TeacherConfig:
     mining: MiningSection = field(default_factory=MiningSection)
     triplet: TripletSection = field(default_factory=TripletSection)
     in_batch: InBatchSection = field(default_factory=InBatchSection)
+    align: AlignSection = field(default_factory=AlignSection)
     eval: EvalSection = field(default_factory=EvalSection)
     schedule: ScheduleSection = field(default_factory=ScheduleSection)
     distribute: DistributeSection = field(default_factory=DistributeSection)
@@ -123,6 +144,8 @@ class TeacherConfig:
             )
         if self.objective == "in_batch" and self.distribute.mixed_precision == "float16":
             raise ConfigError("objective: in_batch does not scale its loss for float16; use bfloat16 or none")
+        if self.align.pairs_dir and self.objective != "in_batch":
+            raise ConfigError("align: the alignment task trains with the in-batch objective (objective: in_batch)")
         if self.schedule.decay != "none":  # the harness would refuse it at the first step; say so before training
             raise ConfigError(
                 f"schedule.decay: {self.schedule.decay} is a student's setting (a teacher's BM25 and online epochs "

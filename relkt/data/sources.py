@@ -26,8 +26,8 @@ def cache_dir() -> Path:
 
 
 def download_xquad_r(target: Path, langs: tuple[str, ...] = XQUAD_R_LANGS, timeout: float = 30) -> Path:
-    """Fetch XQuAD-R from the LAReQA repository into `target` (atomically per file)."""
-    target.mkdir(parents=True, exist_ok=True)
+    """Fetch XQuAD-R from the LAReQA repository into `target` (atomically per file); `target` is made only once a
+    file has arrived, so an offline attempt leaves no empty cache folder behind."""
     for lang in langs:
         dest = target / f"{lang}.json"
         if dest.exists():
@@ -41,6 +41,7 @@ def download_xquad_r(target: Path, langs: tuple[str, ...] = XQUAD_R_LANGS, timeo
                 f"could not download XQuAD-R ({url}): {e}. relkt found no local copy: pass "
                 f"--data-dir DIR (a folder of {{lang}}.json files) or set {ENV_VAR}=DIR."
             ) from None
+        target.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target, suffix=".part")
         with os.fdopen(fd, "wb") as f:
             f.write(payload)

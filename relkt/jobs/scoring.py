@@ -170,6 +170,7 @@ def scoring_encoder(encoder: Any, max_length: int | None = None) -> tuple[Any, s
                 "max_length: give an encoder spec to build one at a length; a built encoder keeps its own"
             )
         return encoder, getattr(encoder, "spec", type(encoder).__name__)
+    encoder = as_relkt_export(encoder)
     kind = kind_of(encoder)
     length = max_length or (SCORING_MAX_LENGTH if kind.reads_whole else None)
     if max_length and not kind.takes_max_length:
@@ -178,6 +179,19 @@ def scoring_encoder(encoder: Any, max_length: int | None = None) -> tuple[Any, s
             "a kind that takes one: " + ", ".join(k for k, v in _kinds().items() if v.takes_max_length)
         )
     return build_encoder(encoder, trainable=False, **({"max_length": length} if length else {})), encoder
+
+
+def as_relkt_export(spec: str) -> str:
+    """`hub:DIR` naming a relkt export of a kind that rebuilds from its export (muse, bert) is scored as that kind, so
+    a model gives the same scores whatever spec names it (a hub export keeps the length it was exported with and cuts
+    articles; `muse:DIR` reads them whole)."""
+    from relkt.encoders.export import read_metadata  # deferred: the export module loads TensorFlow
+
+    kind, _, arg = spec.partition(":")
+    if kind != "hub" or "://" in arg or not (Path(arg).expanduser() / "relkt.json").is_file():
+        return spec
+    own = read_metadata(arg).get("kind")
+    return f"{own}:{arg}" if own in ("muse", "bert") else spec
 
 
 def score_sources(encoder: Any, sources: Sequence[PoolSection], max_length: int | None = None, **options):

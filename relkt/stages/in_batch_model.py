@@ -8,6 +8,9 @@ import tensorflow as tf
 from relkt.encoders.sentence_encoder import SentenceEncoder
 from relkt.losses.in_batch_softmax_loss import InBatchSoftmaxLoss
 
+# Ids at or past this one are translation pairs' English texts (the alignment task's rows), never a candidate's.
+PAIR_ID_START = 1 << 30
+
 
 def _rows(features, lo: int, hi: int):
     return tf.nest.map_structure(lambda t: t[lo:hi], features)
@@ -42,6 +45,9 @@ class InBatchModel(keras.Model):
     through) add up to the gradient of the whole batch. Memory then grows with `chunk_size`, not the batch; the cost
     is a second forward pass. The encoder must be deterministic in training (mUSE, MiniLM without dropout).
 
+    A row whose answer id is at or past `pair_id_start` is a translation pair (the alignment task: a sentence in X,
+    its English twin as the answer); its loss counts `pair_weight` times a QA row's.
+
     The scale is a variable beside the encoder (its log, so it stays positive), trained by plain gradient steps of
     `scale_learning_rate` when `scale_trainable`; the run's checkpoint carries it among the trainer's arrays.
     """
@@ -56,13 +62,16 @@ class InBatchModel(keras.Model):
         scale_trainable: bool = True,
         scale_learning_rate: float = 1e-3,
         symmetric: bool = False,
+        pair_id_start: int = PAIR_ID_START,
+        pair_weight: float = 1.0,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        self.pair_id_start, self.pair_weight = int(pair_id_start), float(pair_weight)
         self.encoder = encoder
         self.batch_size, self.negatives_per_row, self.chunk_size = int(batch_size), int(negatives_per_row), chunk_size
         self.scale_trainable, self.scale_learning_rate = bool(scale_trainable), float(scale_learning_rate)
-        self.in_batch_loss = InBatchSoftmaxLoss(self.negatives_per_row, symmetric, reduction="sum")
+        self.in_batch_loss = InBatchSoftmaxLoss(self.negatives_per_row, symmetric)
         self.log_scale = tf.Variable(tf.math.log(float(scale)), trainable=False, dtype=tf.float32, name="log_scale")
 
     @property
@@ -90,7 +99,11 @@ class InBatchModel(keras.Model):
         }
 
     def batch_loss(self, y, emb: dict[str, tf.Tensor]) -> tf.Tensor:
-        return self.in_batch_loss(y, self._pred(emb)) / tf.cast(tf.shape(emb["anchor"])[0], tf.float32)
+        """The rows' mean loss, a translation pair's row (its answer id at or past `pair_id_start`) weighted by
+        `pair_weight`."""
+        per_row = self.in_batch_loss.call(y, self._pred(emb))
+        pair = tf.cast(y[:, 0], tf.int64) >= self.pair_id_start
+        return tf.reduce_mean(per_row * tf.where(pair, self.pair_weight, 1.0))
 
     def gradients(self, x, y) -> tuple[tf.Tensor, list, tf.Tensor]:
         """(loss, the encoder's trainable variables' gradients, the log scale's gradient) of one batch."""

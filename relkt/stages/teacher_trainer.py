@@ -10,6 +10,7 @@ Re-running the same command resumes an interrupted run from its last checkpoint.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Sequence
@@ -18,20 +19,44 @@ from typing import Any
 import numpy as np
 
 from relkt.config import TeacherConfig
+from relkt.data.alignment_pairs import AlignmentPairs
 from relkt.data.lareqa_pool import LareqaPool
-from relkt.data.selection import measured_split, more_qa_sources, pool_langs, teacher_pool
+from relkt.data.selection import load_split, measured_split, more_qa_sources, pool_langs, teacher_pool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
+from relkt.losses.in_batch_softmax_loss import GOLD_PAD, NO_ID
+from relkt.metrics import CorpusBitextEvaluator
+from relkt.metrics.joint_evaluator import JointEvaluator
 from relkt.mining import TripletNegatives
-from relkt.stages.in_batch_model import InBatchModel
+from relkt.stages.in_batch_model import PAIR_ID_START, InBatchModel
 from relkt.stages.sparse_adam import SparseAdam
 from relkt.stages.triplet_model import TripletModel
 from relkt.training.distributed_loop import fit
 from relkt.training.run_folder import file_fingerprint
 from relkt.training.run_harness import HarnessCallback
-from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
+from relkt.training.stage import Stage, dev_evaluators, run_epochs, stage_harness, start_run, text_dataset
 
 log = logging.getLogger("relkt.train_teacher")
+
+
+def alignment_pairs(config: TeacherConfig) -> AlignmentPairs:
+    """The alignment task's pairs (`config.align`), none holding a text of a test source: the run's test split and
+    every `data.more_test` source."""
+    a, data = config.align, config.data
+    sources = [data, *(dataclasses.replace(data, test_dir=path, more_test=[]) for path in data.more_test)]
+    test_texts: set[str] = set()
+    for each in sources:
+        pool = load_split(each, "test")
+        test_texts.update(pool.question_texts())
+        test_texts.update(pool.candidate_texts())
+    pairs = AlignmentPairs.read(a.pairs_dir, a.langs, a.pairs_per_lang, a.dev_pairs, test_texts, config.seed)
+    log.info(
+        "alignment task: %d pairs in %s (%s removed: a test source holds their text)",
+        len(pairs),
+        ",".join(a.langs),
+        ", ".join(f"{lang} {n}" for lang, n in pairs.dropped.items()),
+    )
+    return pairs
 
 
 def in_batch_model(encoder, config: TeacherConfig, anchors: int) -> InBatchModel:
@@ -47,6 +72,7 @@ def in_batch_model(encoder, config: TeacherConfig, anchors: int) -> InBatchModel
         scale_trainable=b.scale_trainable,
         scale_learning_rate=b.scale_learning_rate,
         symmetric=b.symmetric,
+        pair_weight=config.align.weight,
     )
 
 
@@ -71,6 +97,7 @@ class TeacherTrainer(Stage):
         self.triplets = TripletNegatives(
             self.pool, self.pool.candidate_texts(c.data.with_context), c.triplet, c.mining, c.seed
         )
+        self.align = alignment_pairs(c) if c.align.pairs_dir else None
         with self.strategy.scope():  # model, optimizer and metrics live under the strategy
             self.encoder = encoder or build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
             optimizer = SparseAdam(c.schedule.learning_rate, c.schedule.sparse_rows)
@@ -87,7 +114,7 @@ class TeacherTrainer(Stage):
             self.optimizer,
             self.chief,
             {"stage": "teacher", "base_encoder": c.encoder.spec},
-            more_evaluators=list(evaluators),
+            more_evaluators=[*self.align_evaluators(), *evaluators],
         )
         self.harness.extra_arrays = self.arrays
         log.info(
@@ -99,6 +126,16 @@ class TeacherTrainer(Stage):
             ",".join(c.data.answer_langs),
             c.data.answer_unit,
         )
+
+    def align_evaluators(self) -> list:
+        """With the alignment task: each language's held-out pairs (`corpus/LANG/P@1`) and `joint/P@1`, their mean
+        with the English QA dev's P@1."""
+        if self.align is None:
+            return []
+        c = self.config
+        qa = dev_evaluators(c, self.encoder)[0]  # the dev LAReQA evaluator; its texts are encoded once a round
+        corpus = CorpusBitextEvaluator(self.align.dev, c.eval.batch_size)
+        return [JointEvaluator(qa, corpus)]
 
     def fingerprints(self) -> dict[str, dict]:
         """What a resumed run must find again besides the training source: each `data.more_qa` file
@@ -160,13 +197,49 @@ class TeacherTrainer(Stage):
             if h.state.stopped_early:
                 return
 
+    def with_pair_batches(self, anchors: np.ndarray, epoch: int) -> np.ndarray:
+        """The epoch's QA batches with the alignment task's batches spread evenly among them (`align.share` of all);
+        a pair row is `len(triplets)` + its index in the pair table."""
+        a, bs = self.config.align, self.batch_size
+        qa = [anchors[i : i + bs] for i in range(0, len(anchors), bs)]
+        n_pairs = round(a.share / (1 - a.share) * len(qa))
+        rng = np.random.default_rng([self.config.seed, epoch, 77])
+        pairs = [b + len(self.triplets) for b in self.align.batches(n_pairs, bs, a.mono, rng)]
+        at = np.linspace(0, len(qa) + len(pairs), num=len(pairs), endpoint=False).astype(int) if pairs else []
+        out, q, p, slots = [], iter(qa), iter(pairs), {int(i) for i in at}
+        for i in range(len(qa) + len(pairs)):
+            out.append(next(p) if i in slots else next(q))
+        return np.concatenate(out) if out else anchors
+
     def dataset(self, rows: np.ndarray):
         """The batches of this stretch of the epoch: triplets, or the in-batch objective's rows and their ids."""
         if self.config.objective == "in_batch":
-            texts, ids = self.triplets.in_batch_rows(rows, self.model.negatives_per_row)
+            texts, ids = self.in_batch_rows(rows)
             return text_dataset(texts, ids, self.encoder, self.batch_size)
         texts = self.triplets.triplet_texts(rows)
         return text_dataset(texts, np.zeros(len(rows), np.float32), self.encoder, self.batch_size)
+
+    def in_batch_rows(self, rows: np.ndarray) -> tuple[dict[str, list[str]], np.ndarray]:
+        """The texts and ids of QA anchors and translation pairs (rows past the anchors), in `rows`' order."""
+        k, n = self.model.negatives_per_row, len(self.triplets)
+        qa = rows < n
+        texts, ids = self.triplets.in_batch_rows(rows[qa], k)
+        if qa.all():
+            return texts, ids
+        pair = rows[~qa] - n
+        pair_id = (PAIR_ID_START + self.align.en_id[pair]).astype(np.int64)
+        pair_ids = np.full((len(pair), ids.shape[1]), GOLD_PAD, np.int64)
+        pair_ids[:, 0], pair_ids[:, 1 : 1 + k], pair_ids[:, 1 + k] = pair_id, NO_ID, pair_id
+        pair_texts = {"anchor": self.align.xx[pair], "positive": self.align.en[pair]}
+        merged_ids = np.zeros((len(rows), ids.shape[1]), np.int64)
+        merged_ids[qa], merged_ids[~qa] = ids, pair_ids
+        merged = {}
+        for name, column in texts.items():
+            out = np.empty(len(rows), dtype=object)
+            out[qa] = column
+            out[~qa] = pair_texts.get(name, "")
+            merged[name] = out.tolist()
+        return merged, merged_ids.astype(np.int32)
 
     def mine(self, epoch: int, step: int, online: bool) -> None:
         h = self.harness
@@ -185,6 +258,8 @@ class TeacherTrainer(Stage):
         )
         if step == 0 and self.config.objective == "in_batch":
             self.triplets.shuffle_anchors(epoch, self.batch_size)
+            if self.align is not None:
+                self.triplets.epoch_pairs = self.with_pair_batches(self.triplets.epoch_pairs, epoch)
         elif step == 0:
             self.triplets.shuffle_epoch(epoch)
 
@@ -193,6 +268,9 @@ class TeacherTrainer(Stage):
         return {
             "stage": "teacher",
             "objective": self.config.objective,
+            **(
+                {"align_pairs": len(self.align), "align_dropped_test_overlap": self.align.dropped} if self.align else {}
+            ),
             **({"in_batch_scale": float(np.exp(scale.numpy()))} if scale is not None else {}),
             "anchors": len(self.triplets),
             "mining": self.harness.state.extra.get("mining", []),

@@ -18,6 +18,7 @@ from relkt.config import save_config, to_dict
 from relkt.config.config_io import upgraded
 from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
+from relkt.data.sources import resolve_data_dir
 from relkt.errors import ConfigError, WriteError
 from relkt.io import atomic_write_json, file_fingerprint, os_reason, write_errors
 from relkt.names import ALL
@@ -66,6 +67,8 @@ def _same_kind(before: Any, now: Any) -> bool:
 
 def _changed_on_resume(key: str, before: Any, now: Any, growable: set[str]) -> bool:
     if key in IGNORED_ON_RESUME or before == now:
+        return False
+    if key == "data.data_dir" and not before:  # a run that did not record its folder: fingerprints.json checks it
         return False
     if key in growable and _grows(before, now):  # counts marked GROWS_ON_RESUME on the config classes
         return False
@@ -259,12 +262,21 @@ def _empty_again(out: Path) -> None:
             p.unlink(missing_ok=True)
 
 
+def record_data_dir(config: Any) -> None:
+    """Name the training source's folder in the config the run saves, when the config left it to $RELKT_DATA_DIR or
+    the cache: a later shell (evaluate --config RUN, a resume, a report) finds the run's data without them."""
+    data = getattr(config, "data", None)
+    if data is not None and not getattr(data, "data_dir", None):
+        data.data_dir = str(resolve_data_dir(None).resolve())
+
+
 def run_trainer(trainer_cls, config, **given) -> dict:
     """Lock the run folder (one writer; what an interrupted run left is cleaned up), check and write its config,
     log into it, run `trainer_cls(config, **given)` (`given`: what the caller built already, handed to the stage);
     the precision policy is reset after."""
 
     writer = writes_run_folder(config)
+    record_data_dir(config)
     existed = Path(config.output_dir).exists()
     fresh = claim_run_folder(Path(config.output_dir)) if writer else False
     if writer:

@@ -1,0 +1,93 @@
+"""The teacher's alignment task's data: translation pairs (a sentence in X, its English twin) from `{lang}.tsv` pair
+files, none that a test source holds, and each language's held-out pairs for the dev metric."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from relkt.data.parallel_corpus import ParallelCorpus, read_pairs
+from relkt.data.text import normal_text
+from relkt.errors import DataError
+
+
+@dataclass
+class AlignmentPairs:
+    """Every language's training pairs in one table (`en[i]`, `xx[i]`, `lang_of[i]` an index into `langs`), each
+    English text's id (`en_id`: equal English texts share one, so twins are never each other's negatives), the
+    held-out pairs by language (`dev`) and how many pairs a test source's texts removed (`dropped`)."""
+
+    langs: list[str]
+    en: np.ndarray
+    xx: np.ndarray
+    lang_of: np.ndarray
+    en_id: np.ndarray
+    dev: dict[str, ParallelCorpus] = field(default_factory=dict)
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def read(
+        cls,
+        folder: str,
+        langs: Sequence[str],
+        per_lang: int,
+        dev_pairs: int,
+        test_texts: Collection[str],
+        seed: int,
+    ) -> AlignmentPairs:
+        """`per_lang` training pairs a language (all with 0; drawn with `seed`) from `folder`'s pair files, after
+        `dev_pairs` are held out by document (`ParallelCorpus.split`) and every pair whose English or X side is a
+        text of a test source (`test_texts`, in the normal form) is removed."""
+        test = {normal_text(t) for t in test_texts}
+        en, xx, lang_of, dev, dropped = [], [], [], {}, {}
+        for k, lang in enumerate(langs):
+            if lang == "en":
+                raise DataError(f"align.langs: en is the side every pair shares; name the other languages ({folder})")
+            train, dev[lang] = read_pairs(folder, lang).split(dev_pairs)
+            keep = [i for i in range(len(train)) if train.en[i] not in test and train.xx[i] not in test]
+            dropped[lang] = len(train) - len(keep)
+            if not keep:
+                raise DataError(f"{folder}/{lang}.tsv: no training pair left once the held-out and test texts are out")
+            if per_lang and len(keep) > per_lang:
+                keep = sorted(np.random.default_rng([seed, k, 31]).choice(keep, per_lang, replace=False).tolist())
+            en += [train.en[i] for i in keep]
+            xx += [train.xx[i] for i in keep]
+            lang_of += [k] * len(keep)
+        first: dict[str, int] = {}
+        en_id = np.array([first.setdefault(t, len(first)) for t in en], dtype=np.int64)
+        return cls(
+            list(langs),
+            np.array(en, dtype=object),
+            np.array(xx, dtype=object),
+            np.array(lang_of, dtype=np.int64),
+            en_id,
+            dev,
+            dropped,
+        )
+
+    def __len__(self) -> int:
+        return len(self.en)
+
+    def batches(self, n: int, batch_size: int, mono: bool, rng: np.random.Generator) -> list[np.ndarray]:
+        """`n` batches of pair indices: each of one language (`mono`, the languages taken in turn) or drawn from all;
+        a language's pairs are drawn without replacement until each was drawn once."""
+        out: list[np.ndarray] = []
+        if mono:
+            queues = {k: np.zeros(0, np.int64) for k in range(len(self.langs))}
+            for b in range(n):
+                k = b % len(self.langs)
+                rows = np.flatnonzero(self.lang_of == k)
+                while len(queues[k]) < batch_size:
+                    queues[k] = np.concatenate([queues[k], rng.permutation(rows)])
+                out.append(queues[k][:batch_size])
+                queues[k] = queues[k][batch_size:]
+            return out
+        queue = np.zeros(0, np.int64)
+        for _ in range(n):
+            while len(queue) < batch_size:
+                queue = np.concatenate([queue, rng.permutation(len(self))])
+            out.append(queue[:batch_size])
+            queue = queue[batch_size:]
+        return out
