@@ -217,6 +217,7 @@ def file_fingerprint(path: Path) -> dict:
 # to tell); never through a symbolic link below the path the user named, never inside a run folder a trainer holds.
 OUTPUT_MARKER = ".relkt-output"
 RUN_LOCK = ".lock"  # a run folder's lock file (relkt.training.run_lock holds it)
+RUN_MARKER = ".relkt-run"  # what makes a folder relkt's run folder: written when relkt first claims it
 _TMP = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
 
 

@@ -146,6 +146,8 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
 def read_export(path: str | Path, spec: str, kind: str, tokenizer_type: str) -> tuple[dict[str, Any], Any]:
     """An export's metadata and its rebuilt tokenizer, checked to be a `kind` encoder with a `tokenizer_type`
     tokenizer (what `spec`, e.g. `bert:DIR` or `muse:DIR`, can rebuild); EncoderError naming the spec otherwise."""
+    if not Path(path).expanduser().is_dir():
+        raise EncoderError(f"{spec}: no such folder {path}")
     meta = read_metadata(path)
     if not meta:
         raise EncoderError(

@@ -10,7 +10,7 @@ from relkt.encoders.encoder_kind import encoder_kinds, spec_usages
 from relkt.encoders.muse_encoder import MuseEncoder
 from relkt.encoders.sentencepiece_extension import extend_sentencepiece_vocabulary
 from relkt.encoders.vocab_extension import NO_SPACE_SCRIPTS, VocabExtension, extend_vocabulary
-from relkt.errors import ConfigError, EncoderError
+from relkt.errors import ConfigError, EncoderError, RelktError
 
 
 def build_encoder(spec: str, trainable: bool = True, **options):
@@ -26,7 +26,7 @@ def build_encoder(spec: str, trainable: bool = True, **options):
     try:
         encoder = kind.build(arg, trainable=trainable, **options)
     except (TypeError, ValueError) as e:
-        if not options:
+        if not options or isinstance(e, RelktError):  # relkt's own error already says what is wrong
             raise
         raise ConfigError(
             f"options {options} of encoder {spec}: it cannot be built with them ({str(e).splitlines()[0]})"

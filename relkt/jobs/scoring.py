@@ -27,7 +27,7 @@ from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAn
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
 from relkt.errors import ConfigError, DataError
-from relkt.io import atomic_files, claim_file, json_text
+from relkt.io import RUN_MARKER, atomic_files, claim_file, json_text, live_run_holding
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EncodingCache, run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
@@ -329,12 +329,39 @@ def per_question_arrays(evaluator, unit_evaluator=None) -> dict[str, np.ndarray]
     return arrays
 
 
+def read_best_step(best: Path) -> str:
+    """The training step an export was taken at, as its relkt.json records it ("?" when it does not)."""
+    try:
+        training = json.loads((best / "relkt.json").read_text(encoding="utf-8")).get("training") or {}
+    except (OSError, ValueError):
+        return "?"
+    step = training.get("step", training.get("global_step"))
+    return str(step) if step is not None else "?"
+
+
 def best_export(config: str | Path) -> str:
     """A run's best model as an encoder spec its kind reads it by (`muse:RUN/best` for a muse run: read whole, as
     XX->EN articles need; `bert:RUN/best`; else `hub:RUN/best`)."""
     from relkt.encoders.encoder_kind import kind_of  # deferred: TensorFlow
 
     run = read_config_file(config)
+    folder = Path(config).parent
+    older_run = any((folder / name).exists() for name in ("checkpoint", "train.log", "summary.json"))
+    if not (folder / RUN_MARKER).is_file() and not older_run:
+        named = run.get("output_dir") if isinstance(run.get("output_dir"), str) else "RUN"
+        raise ConfigError(
+            f"{config}: a setup's config, not a run's: give --config {named}/config.yaml, the config a run saved in "
+            "its folder (or --encoder SPEC to score a model)"
+        )
+    if not (folder / "best").is_dir():
+        raise ConfigError(f"{folder}: this run has no export yet (no best/: it has not reached its first evaluation)")
+    live = live_run_holding(folder)
+    if live is not None:
+        raise ConfigError(
+            f"{folder}: this run is still training; its best/ is the best so far (step "
+            f"{read_best_step(folder / 'best')}). To score that export as it is now, pass --encoder SPEC naming it "
+            "(e.g. muse:RUN/best)"
+        )
 
     def section(name):
         return run.get(name) if isinstance(run.get(name), dict) else {}

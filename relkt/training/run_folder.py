@@ -20,7 +20,7 @@ from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.data.sources import resolve_data_dir
 from relkt.errors import ConfigError, WriteError
-from relkt.io import atomic_write_json, file_fingerprint, os_reason, write_errors
+from relkt.io import RUN_MARKER, atomic_write_json, file_fingerprint, os_reason, write_errors
 from relkt.names import ALL
 from relkt.training.run_lock import RunLock
 
@@ -221,7 +221,7 @@ def unshare_in_place_files(out: Path) -> None:
             os.replace(private, path)
 
 
-MARKER = ".relkt-run"  # what makes a folder relkt's run folder: written when relkt first claims it
+MARKER = RUN_MARKER
 
 
 def claim_run_folder(out: Path) -> bool:
