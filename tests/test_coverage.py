@@ -53,7 +53,7 @@ def test_report_has_every_section_figure_and_number(tiny_data, tmp_path):
 
 
 def test_bad_arguments_are_clear(tiny_data, tmp_path, capsys):
-    assert coverage.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--output", str(tmp_path)]) == 2
+    assert coverage.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--output", str(tmp_path / "out")]) == 2
     assert "expected NAME=SPEC" in capsys.readouterr().err
     assert (
         coverage.main(
@@ -67,7 +67,7 @@ def test_bad_arguments_are_clear(tiny_data, tmp_path, capsys):
                 "--split",
                 "all",
                 "--output",
-                str(tmp_path),
+                str(tmp_path / "out"),
             ]
         )
         == 2

@@ -9,6 +9,7 @@ The flags become `relkt.api.score`'s arguments; the table is printed, the result
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -24,6 +25,7 @@ from relkt.jobs.pool import pool_settings
 from relkt.jobs.requests import PoolRequest
 from relkt.jobs.scoring import (
     best_export,
+    card_with_test,
     is_per_question_file,
     is_result_file,
     per_question_path,
@@ -157,6 +159,12 @@ def run(args) -> int:
         if output:
             write_evaluation(result, output)
             print(f"wrote {shown(output)} and {shown(per_question_path(output))}")
+            if args.config and not args.encoder and each is sources[0] and args.split == "test":
+                command = shlex.join(
+                    ["relkt", "evaluate", "--config", args.config, "--split", "test", "--output", output]
+                )
+                card = card_with_test(Path(args.config).parent / "best", result, command)
+                print(f"wrote {shown(card)} (the model card, with these test scores)")
     return 0
 
 

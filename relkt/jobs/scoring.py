@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAn
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
 from relkt.errors import ConfigError, DataError
-from relkt.io import RUN_MARKER, atomic_files, claim_file, json_text, live_run_holding
+from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_text, live_run_holding
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EncodingCache, run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
@@ -208,6 +209,20 @@ def _kinds():
     from relkt.encoders.encoder_kind import encoder_kinds  # deferred: TensorFlow
 
     return encoder_kinds()
+
+
+CARD_METRICS = re.compile(r"^(lareqa/mAP|xx_en/P@1|xx_en_article/P@1|xx_en_article/[a-z]{2,3}/P@1)$")
+
+
+def card_with_test(best: Path, result: Evaluation, command: str) -> Path:
+    """The model card of the export `best` written again with its test scores (`result`) and the command that made
+    them; the card is relkt's own file in relkt's own export."""
+    from relkt.encoders.export import read_metadata  # deferred: the export module loads TensorFlow
+    from relkt.encoders.model_card import CARD_FILE, model_card  # deferred: beside it
+
+    metrics = {k: v for k, v in sorted(result.flat().items()) if CARD_METRICS.match(k)}
+    card = model_card(read_metadata(best), best, test={"metrics": metrics, "command": command})
+    return atomic_write_text(best / CARD_FILE, card)
 
 
 def write_evaluation(result: Evaluation, output: str | Path) -> Path:

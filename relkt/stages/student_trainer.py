@@ -94,7 +94,12 @@ class StudentTrainer(Stage):
             self.student,
             self.optimizer,
             self.chief,
-            {"stage": "student", "teacher": c.teacher.spec, "student_base": c.student.spec or c.teacher.spec},
+            {
+                "stage": "student",
+                "teacher": c.teacher.spec,
+                "student_base": c.student.spec or c.teacher.spec,
+                "languages": sorted(set(self.langs)),
+            },
             more_evaluators=corpus_metric + list(evaluators),
             compare_with_start=True,
         )

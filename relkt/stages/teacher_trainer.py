@@ -113,7 +113,7 @@ class TeacherTrainer(Stage):
             self.encoder,
             self.optimizer,
             self.chief,
-            {"stage": "teacher", "base_encoder": c.encoder.spec},
+            {"stage": "teacher", "base_encoder": c.encoder.spec, "languages": sorted(set(self.pool.langs))},
             more_evaluators=[*self.align_evaluators(), *evaluators],
         )
         self.harness.extra_arrays = self.arrays
