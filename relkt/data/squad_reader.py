@@ -17,6 +17,11 @@ from relkt.errors import DataError
 
 log = logging.getLogger(__name__)
 
+# A file whose answers disagree with their contexts (text != context[answer_start:]) or whose `sentences` are not their
+# spans more often than this (and more than once) is refused; below it the count and the first are logged. Every shipped data set has none
+# of the first and at most 2 of the second (XQuAD-R tr).
+MAX_MISMATCH_SHARE = 0.01
+
 
 def _get(obj: object, key: str, kind: type, path: Path, where: str):
     if not isinstance(obj, dict):
@@ -41,13 +46,44 @@ def _sentence_spans(paragraph: dict, context: str, path: Path, where: str) -> tu
         raise DataError(f"{path}: {where}: {len(sentences)} 'sentences' but {len(breaks)} 'sentence_breaks'")
     spans = []
     for k, span in enumerate(breaks):
-        ok = isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span)
+        ok = isinstance(span, list) and len(span) == 2 and all(_is_int(x) for x in span)
         if not ok or not 0 <= span[0] <= span[1] <= len(context):
             raise DataError(
                 f"{path}: {where}.sentence_breaks[{k}]: expected [start, end] within the context, got {span!r}"
             )
+        if spans and span[0] < spans[-1][1]:
+            raise DataError(
+                f"{path}: {where}.sentence_breaks[{k}]: {span!r} starts before the previous span ends "
+                f"({list(spans[-1])}); spans must be in order and must not overlap"
+            )
         spans.append((span[0], span[1]))
     return spans, False
+
+
+def _is_int(x: object) -> bool:
+    """An integer offset: not a boolean (JSON's true would read as 1)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _utf8(text: str, path: Path, where: str) -> str:
+    """`text`, refused when it holds a lone surrogate (JSON's "\\ud800" escape): not a character any encoder reads."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DataError(f"{path}: {where}: holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape)") from None
+    return text
+
+
+def _check_share(path: Path, what: str, mismatches: list[str], total: int) -> None:
+    """Refuse past MAX_MISMATCH_SHARE; log the count and the first below it."""
+    if not mismatches:
+        return
+    if len(mismatches) > max(1, MAX_MISMATCH_SHARE * total):
+        raise DataError(
+            f"{path}: {len(mismatches)} of {total} {what} (first: {mismatches[0]}); more than one and more than "
+            f"{MAX_MISMATCH_SHARE:.0%} of them is a broken file"
+        )
+    log.warning("%s: %d of %d %s (first: %s)", path, len(mismatches), total, what, mismatches[0])
 
 
 def read_squad_file(path: str | Path, lang: str) -> LanguageData:
@@ -71,14 +107,26 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
         raise DataError(f"{path}: not UTF-8 text (byte offset {e.start}: {e.reason})") from None
     out = LanguageData(lang=lang, path=path)
     seen: dict[str, str] = {}  # qas id -> where it was first read
+    titles: dict[str, str] = {}  # title -> where it was first read
+    wrong_answers: list[str] = []
+    wrong_sentences: list[str] = []
+    n_sentences = 0
     articles = _get(doc, "data", list, path, "top level")
     for a, article in enumerate(articles):
         where_a = f"data[{a}]"
         title = article.get("title", f"article{a}") if isinstance(article, dict) else None
+        if isinstance(article, dict) and not isinstance(title, str):
+            raise DataError(f"{path}: {where_a}.title: expected a string, got {type(title).__name__}")
+        if title is not None:
+            if title in titles:
+                log.warning(
+                    "%s: %s.title %r repeats %s's: both are read as one article", path, where_a, title, titles[title]
+                )
+            titles.setdefault(title, where_a)
         paragraphs = _get(article, "paragraphs", list, path, where_a)
         for p, paragraph in enumerate(paragraphs):
             where = f"{where_a}.paragraphs[{p}]"
-            context = _get(paragraph, "context", str, path, where)
+            context = _utf8(_get(paragraph, "context", str, path, where), path, f"{where}.context")
             spans, split = _sentence_spans(paragraph, context, path, where)
             out.split_by_relkt |= split
             texts = paragraph["sentences"] if not split else [context[s:e] for s, e in spans]
@@ -86,6 +134,10 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
             for k, ((s, e), text) in enumerate(zip(spans, texts)):
                 if not isinstance(text, str):
                     raise DataError(f"{path}: {where}.sentences[{k}]: expected a string")
+                _utf8(text, path, f"{where}.sentences[{k}]")
+                n_sentences += 1
+                if not split and normal_text(text) != normal_text(context[s:e]):
+                    wrong_sentences.append(f"{where}.sentences[{k}] {text[:40]!r} vs its span {context[s:e][:40]!r}")
                 out.candidates.append(
                     Candidate(
                         cid=f"{lang}:{a}.{p}.{k}",
@@ -107,17 +159,25 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                         "within a language every question id must be unique"
                     )
                 seen[qas_id] = where_q
-                text = _get(qa, "question", str, path, where_q)
+                text = _utf8(_get(qa, "question", str, path, where_q), path, f"{where_q}.question")
                 if not text.strip():
                     raise DataError(f"{path}: {where_q}.question: empty question (id {qas_id})")
                 answers = _get(qa, "answers", list, path, where_q)
                 if not answers:
                     raise DataError(f"{path}: {where_q}.answers: no answer (id {qas_id})")
                 start = _get(answers[0], "answer_start", int, path, f"{where_q}.answers[0]")
+                if isinstance(start, bool):
+                    raise DataError(f"{path}: {where_q}.answers[0].answer_start: expected an integer, got {start}")
                 if not 0 <= start <= len(context):  # a negative offset would be read from the context's end
                     raise DataError(
                         f"{path}: {where_q}.answers[0].answer_start: {start} lies outside its context "
                         f"(0 .. {len(context)})"
+                    )
+                answer = answers[0].get("text") if isinstance(answers[0], dict) else None
+                if isinstance(answer, str) and normal_text(context[start : start + len(answer)]) != normal_text(answer):
+                    wrong_answers.append(
+                        f"{where_q} (id {qas_id}): text {answer[:30]!r}, context at {start} "
+                        f"{context[start : start + len(answer)][:30]!r}"
                     )
                 out.questions.append(
                     Question(
@@ -135,6 +195,8 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
             f"{path}: {missing}; a language file must hold both questions and candidate sentences "
             f"(remove it from the folder to leave {lang} out)"
         )
+    _check_share(path, "answers whose text is not the context's at answer_start", wrong_answers, len(out.questions))
+    _check_share(path, "'sentences' that are not the text of their sentence_breaks span", wrong_sentences, n_sentences)
     if out.unmatched_answers:
         log.warning(
             "%s: %d answer_start offsets lie in no sentence span (e.g. qas id %s); "

@@ -96,3 +96,47 @@ def test_a_file_that_is_not_utf8_is_named(tmp_path):
     path.write_bytes(json.dumps(squad_json("de"), ensure_ascii=False).encode("latin-1"))
     with pytest.raises(DataError, match=r"de\.json: not UTF-8 text"):
         read_squad_file(path, "de")
+
+
+def _doc_with(change):
+    doc = squad_json("en")
+    change(doc)
+    return doc
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (  # every answer's text is not what its offset points at
+            lambda d: [qa["answers"][0].update(text="ZZZ") for a in d["data"] for qa in a["paragraphs"][0]["qas"]],
+            r"answers whose text is not the context's at answer_start \(first: data\[0\]",
+        ),
+        (
+            lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(answer_start=True),
+            r"answer_start: expected an integer, got True",
+        ),
+        (
+            lambda d: d["data"][0]["paragraphs"][0].update(sentence_breaks=[[0, 20], [10, 30]]),
+            r"sentence_breaks\[1\]: \[10, 30\] starts before the previous span ends",
+        ),
+        (
+            lambda d: d["data"][0].update(title=7),
+            r"data\[0\]\.title: expected a string, got int",
+        ),
+        (
+            lambda d: d["data"][0]["paragraphs"][0]["qas"][0].update(question="Who\ud800?"),
+            r"qas\[0\]\.question: holds a lone surrogate",
+        ),
+        (
+            lambda d: [
+                p.update(sentences=[s.upper() for s in p["sentences"]]) for a in d["data"] for p in a["paragraphs"]
+            ],
+            r"'sentences' that are not the text of their sentence_breaks span",
+        ),
+    ],
+)
+def test_fields_are_checked_against_their_meaning(tmp_path, change, message):
+    path = tmp_path / "en.json"
+    path.write_text(json.dumps(_doc_with(change)), encoding="utf-8")
+    with pytest.raises(DataError, match=message):
+        read_squad_file(path, "en")

@@ -109,7 +109,7 @@ def make_synthetic_lareqa(root: Path, n_articles: int = 30, langs=("en", "de"), 
                 {
                     "id": qid,
                     "question": q if lang == "en" else render(lang, q.rstrip("?").split()) + "?",
-                    "answers": [{"answer_start": breaks[k][0], "text": "x"}],
+                    "answers": [{"answer_start": breaks[k][0], "text": sents[k].split()[0]}],
                 }
                 for qid, q, k in qas
             ]
