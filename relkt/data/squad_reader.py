@@ -17,9 +17,9 @@ from relkt.errors import DataError
 
 log = logging.getLogger(__name__)
 
-# A file whose answers disagree with their contexts (text != context[answer_start:]) or whose `sentences` are not their
-# spans more often than this (and more than once) is refused; below it the count and the first are logged. Every shipped data set has none
-# of the first and at most 2 of the second (XQuAD-R tr).
+# A file whose answers disagree with their contexts (text != context[answer_start:]) or whose `sentences` are not
+# their spans more often than this (and more than once) is refused; below it the count and the first are logged.
+# Every shipped data set has none of the first and at most 2 of the second (XQuAD-R tr).
 MAX_MISMATCH_SHARE = 0.01
 
 
