@@ -4,6 +4,7 @@ import pytest
 
 from relkt.cli import evaluate
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH
+from relkt.io import RUN_MARKER
 
 
 def test_cli_scores_a_tiny_pool_and_writes_json(tiny_data, tmp_path, capsys):
@@ -177,6 +178,7 @@ def test_config_scores_a_run_on_the_split_it_trained_with(synthetic_data, tmp_pa
 
     run = tmp_path / "run"
     export_encoder(NgramEncoder(dim=8, num_buckets=64), run / "best")
+    (run / RUN_MARKER).write_text("a relkt run folder\n")
     (run / "config.yaml").write_text(
         f"data:\n  data_dir: {synthetic_data}\n  split_fractions: [0.5, 0.2, 0.3]\n"
         "  split_seed: 3\n  with_context: true\n"
@@ -349,7 +351,7 @@ def test_test_dir_is_scored_whole_and_refused_when_it_overlaps(synthetic_data, t
 
 def test_a_muse_run_is_scored_through_muse_dir_which_reads_whole_articles(tmp_path):
     run = tmp_path / "run"
-    run.mkdir()
+    (run / "best").mkdir(parents=True)
     cases = {
         "encoder:\n  spec: muse\n": "muse",
         "teacher:\n  spec: muse:t/best\nstudent:\n  spec: ''\n": "muse",
@@ -357,6 +359,7 @@ def test_a_muse_run_is_scored_through_muse_dir_which_reads_whole_articles(tmp_pa
         "data:\n  data_dir: x\n": "hub",
     }
     for text, kind in cases.items():
+        (run / RUN_MARKER).write_text("a relkt run folder\n")
         (run / "config.yaml").write_text(text)
         assert evaluate.best_export(str(run / "config.yaml")) == f"{kind}:{run / 'best'}"
 

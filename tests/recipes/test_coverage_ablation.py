@@ -1,17 +1,26 @@
 """relkt.recipes.comparison.coverage_ablation: students of coverage reports side by side, on hits made by hand."""
 
+import json
+
 import numpy as np
 import pytest
 
 from relkt.errors import DataError
+from relkt.jobs.pair_coverage import SET_KEY
 from relkt.recipes.comparison import coverage_ablation
+
+
+def write_set(folder, hits: dict):
+    """per_item.npz and report.json as relkt coverage writes them: one set, one key."""
+    np.savez(folder / "per_item.npz", **hits, **{SET_KEY: np.array(folder.name)})
+    (folder / "report.json").write_text(json.dumps({SET_KEY: folder.name}))
 
 
 def report(folder, student: list[int], zero_shot: list[int]):
     folder.mkdir(parents=True)
-    np.savez(
-        folder / "per_item.npz",
-        **{
+    write_set(
+        folder,
+        {
             "zero-shot|pairs/bn/xx>en": np.array(zero_shot, bool),
             "student|pairs/bn/xx>en": np.array(student, bool),
             "student|pairs/bn/en>xx": np.array(student, bool),  # EN>XX is left out of the table
@@ -46,9 +55,9 @@ def test_answer_retrieval_rows_are_compared_too(tmp_path):
     the baseline right on 0, the later run on 0, 1, 2 (+66.7; 0 / 2 discordant, exact p = 0.5)."""
     for name, hits in (("a", [1, 0, 0]), ("b", [1, 1, 1])):
         (tmp_path / name).mkdir()
-        np.savez(
-            tmp_path / name / "per_item.npz",
-            **{
+        write_set(
+            tmp_path / name,
+            {
                 "zero-shot|qa/hi/en_article": np.array([0, 0, 0], bool),
                 "student|qa/hi/en_article": np.array(hits, bool),
             },
