@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -93,48 +94,87 @@ def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title:
     return _save(plt, fig, path)
 
 
-def training_curves(
-    history: list[dict], primary_metric: str, title: str, path: Path, train_log: list[dict] | None = None
-) -> Path:
-    """A run's dev curve (the primary metric at each evaluation, the best marked), the training loss and its
-    terms (`train/*`), and the learning rate, against the global step: three panels, one PNG. The loss and rate come
-    from `train_log` (every few steps) when it has entries, else from the evaluations' records."""
+def language_curves(history: list[dict]) -> tuple[str, dict[str, np.ndarray]]:
+    """Each language's dev curve from a run's evaluations: `dev/xx_en/LANG/P@1` (else `dev/lareqa/LANG/mAP`,
+    `dev/corpus/LANG/P@1`), the family's name and {lang: values, NaN where an evaluation lacks it}."""
+    for family, pattern in (
+        ("xx_en P@1", re.compile(r"^dev/xx_en/([a-z]{2,3})/P@1$")),
+        ("lareqa mAP", re.compile(r"^dev/lareqa/([a-z]{2,3})/mAP$")),
+        ("corpus P@1", re.compile(r"^dev/corpus/([a-z]{2,3})/P@1$")),
+    ):
+        langs = sorted({m.group(1) for h in history for k in h if (m := pattern.match(k))})
+        if langs:
+            key = pattern.pattern.replace("^", "").replace("$", "").replace("([a-z]{2,3})", "{}").replace("\\", "")
+            return family, {lang: np.array([h.get(key.format(lang), np.nan) for h in history], float) for lang in langs}
+    return "", {}
+
+
+def curves_figure(history: list[dict], primary_metric: str, title: str, train_log: list[dict] | None = None):
+    """The figure `training_curves` writes: the dev primary metric (best marked); one line a language of the dev
+    languages (what a student is taught shows here); the loss and each of its terms on axes of their own (a total
+    near 2,000 and terms near 1 cannot share one); the learning rate only when it changed. Legends sit outside the
+    axes, in as many columns as the languages need."""
     plt = _plt()
     dense = train_log if train_log else history
     steps = np.array([h["step"] for h in history], dtype=float)
-    fig, axes = plt.subplots(3, 1, figsize=(6.5, 7.5), sharex=True)
+    dense_steps = np.array([h["step"] for h in dense], dtype=float)
+    terms = sorted({k for h in dense for k in h if k.startswith("train/")}, key=lambda k: (k != "train/loss", k))
+    rate = np.array([h.get("learning_rate", np.nan) for h in dense], dtype=float)
+    rate_changes = np.isfinite(rate).any() and np.nanmax(rate) != np.nanmin(rate)
+    family, per_lang = language_curves(history)
+    term_rows = -(-len(terms) // 3)
+    rows = 1 + bool(per_lang) + term_rows + bool(rate_changes)
+    fig = plt.figure(figsize=(9, 2.3 * rows + 0.6))
+    grid = fig.add_gridspec(rows, 3)
+    row = 0
+    ax = fig.add_subplot(grid[row, :])
     primary = np.array([h.get("primary", np.nan) for h in history], dtype=float)
-    axes[0].plot(steps, primary, marker="o", ms=3, color="tab:blue")
+    ax.plot(steps, primary, marker="o", ms=3, color="tab:blue")
     if np.isfinite(primary).any():
         best = int(np.nanargmax(primary))
-        axes[0].plot(steps[best], primary[best], marker="*", ms=12, color="tab:red", label=f"best {primary[best]:.4f}")
-        axes[0].legend(fontsize=8)
-    axes[0].set_ylabel(f"dev {primary_metric}")
-    dense_steps = np.array([h["step"] for h in dense], dtype=float)
-    terms = sorted({k for h in dense for k in h if k.startswith("train/")})
-    for k in terms:
+        ax.plot(steps[best], primary[best], marker="*", ms=12, color="tab:red", label=f"best {primary[best]:.4f}")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_ylabel(f"dev {primary_metric}", fontsize=8)
+    ax.set_title(title, fontsize=10, wrap=True)
+    row += 1
+    if per_lang:
+        ax = fig.add_subplot(grid[row, :])
+        ax.set_gid("languages")
+        for lang, values in per_lang.items():
+            ax.plot(steps, values, marker="o", ms=2, label=lang)
+        ax.set_ylabel(f"dev {family}\nby language", fontsize=8)
+        ax.legend(fontsize=7, ncol=max(1, -(-len(per_lang) // 8)), loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        row += 1
+    for n, k in enumerate(terms):
+        ax = fig.add_subplot(grid[row + n // 3, n % 3])
         values = np.array([h.get(k, np.nan) for h in dense], dtype=float)
-        if np.isfinite(values).any() and (values[np.isfinite(values)] > 0).all():
-            axes[1].plot(dense_steps, values, marker="." if len(dense) < 50 else None, label=k[len("train/") :])
-    axes[1].set_yscale("log")
-    axes[1].set_ylabel("training loss, terms")
-    if terms:
-        axes[1].legend(fontsize=7, ncol=2)
-    rate = [h.get("learning_rate", np.nan) for h in dense]
-    axes[2].plot(dense_steps, rate, drawstyle="steps-post", color="tab:green")
-    axes[2].set_yscale("log")
-    axes[2].set_ylabel("learning rate")
-    axes[2].set_xlabel("step")
-    axes[0].set_title(title, fontsize=10)
+        ax.plot(dense_steps, values, color="tab:purple" if k == "train/loss" else "tab:gray")
+        ax.set_title(k[len("train/") :], fontsize=8)
+        ax.tick_params(labelsize=7)
+    row += term_rows
+    if rate_changes:
+        ax = fig.add_subplot(grid[row, :])
+        ax.plot(dense_steps, rate, drawstyle="steps-post", color="tab:green")
+        ax.set_yscale("log")
+        ax.set_ylabel("learning rate", fontsize=8)
+    fig.axes[-1].set_xlabel("step")
     fig.tight_layout()
-    return _save(plt, fig, path)
+    return fig
+
+
+def training_curves(
+    history: list[dict], primary_metric: str, title: str, path: Path, train_log: list[dict] | None = None
+) -> Path:
+    """A run's curves (`curves_figure`) as one PNG. The loss and rate come from `train_log` (every few steps) when it
+    has entries, else from the evaluations' records."""
+    return _save(_plt(), curves_figure(history, primary_metric, title, train_log), path)
 
 
 def _save(plt, fig, path: Path) -> Path:
     """Write the figure as PNG atomically (a failed write is a WriteError naming `path`; nothing half-drawn stays)."""
     try:
         with atomic_file(path, "wb") as f:
-            fig.savefig(f, format="png", dpi=110)
+            fig.savefig(f, format="png", dpi=110, bbox_inches="tight")  # titles and outside legends kept whole
     finally:
         plt.close(fig)
     return Path(path)
