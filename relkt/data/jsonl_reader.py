@@ -22,7 +22,7 @@ from pathlib import Path
 
 from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
-from relkt.data.text import normal_lang, normal_text
+from relkt.data.text import is_lang_code, normal_lang, normal_text
 from relkt.errors import DataError
 
 REQUIRED = ("id", "lang", "question", "answer", "context")
@@ -54,8 +54,10 @@ def _records(path: Path) -> list[tuple[int, dict]]:
             if not isinstance(record[key], str) or not record[key].strip():
                 raise DataError(f"{path}:{number}.{key}: expected a non-empty string, got {record[key]!r}")
         record["lang"] = normal_lang(record["lang"])  # `EN` beside `en` is one language, not a second one
+        if not is_lang_code(record["lang"]):
+            raise DataError(f"{path}:{number}.lang: {record['lang']!r} is not a language code (two or three letters)")
         for key, kind in (("title", str), ("answer_start", int)):
-            if key in record and not isinstance(record[key], kind):
+            if key in record and (not isinstance(record[key], kind) or isinstance(record[key], bool)):
                 raise DataError(f"{path}:{number}.{key}: expected {kind.__name__}, got {type(record[key]).__name__}")
         out.append((number, record))
     if not out:

@@ -140,3 +140,15 @@ def test_fields_are_checked_against_their_meaning(tmp_path, change, message):
     path.write_text(json.dumps(_doc_with(change)), encoding="utf-8")
     with pytest.raises(DataError, match=message):
         read_squad_file(path, "en")
+
+
+def test_two_files_of_one_language_and_a_code_that_is_no_language(tmp_path):
+    from relkt.data.qa_formats.squad import squad_files
+
+    for name in ("en.json", "xquad.en.json"):
+        (tmp_path / name).write_text(json.dumps(squad_json("en")), encoding="utf-8")
+    with pytest.raises(DataError, match=r"two files for the language 'en': en\.json and xquad\.en\.json"):
+        squad_files(tmp_path)
+    (tmp_path / "en.json").unlink()
+    (tmp_path / "xquad.e n.json").write_text("{}", encoding="utf-8")
+    assert list(squad_files(tmp_path)) == ["en"]  # `e n` is no language: not read as one

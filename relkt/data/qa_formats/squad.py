@@ -8,18 +8,24 @@ from pathlib import Path
 from relkt.data.qa_format import QaFormat, register_qa_format
 from relkt.data.records import LanguageData
 from relkt.data.squad_reader import read_squad_file
+from relkt.data.text import is_lang_code, normal_lang
 from relkt.errors import DataError
 
 
 def squad_files(directory: Path) -> dict[str, Path]:
     """Map language code -> file for `{lang}.json` (XQuAD-R, SQuAD train) or `xquad.{lang}.json` (raw XQuAD)."""
-    found = {}
+    found: dict[str, Path] = {}
     for path in sorted(directory.glob("*.json")):
         parts = path.name.split(".")
         if len(parts) == 2 and 2 <= len(parts[0]) <= 3 and parts[0].isalpha():
-            found[parts[0]] = path
-        elif len(parts) == 3 and parts[0] in ("xquad", "squad"):
-            found[parts[1]] = path
+            lang = normal_lang(parts[0])
+        elif len(parts) == 3 and parts[0] in ("xquad", "squad") and is_lang_code(parts[1]):
+            lang = normal_lang(parts[1])
+        else:
+            continue
+        if lang in found:  # two files of one language: neither may silently win
+            raise DataError(f"{directory}: two files for the language {lang!r}: {found[lang].name} and {path.name}")
+        found[lang] = path
     return found
 
 
