@@ -7,6 +7,7 @@ listing the valid keys or choices.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Sequence
@@ -85,6 +86,9 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
 def _check_range(value: Any, metadata: Any, where: str) -> Any:
     """A field's declared bounds (relkt.config.sections.within) and non-emptiness, checked as it loads."""
     lo, hi, above = metadata.get("range", (None, None, None))
+    numbers = value if isinstance(value, (list, tuple)) else [value]
+    if any(isinstance(x, float) and not math.isfinite(x) for x in numbers):  # NaN passes every comparison
+        raise ConfigError(f"{where}: {value!r} is not a finite number")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             span = f"{lo if lo is not None else '-inf'} .. {hi if hi is not None else 'inf'}"

@@ -26,16 +26,17 @@ class MiningSection:
     bm25_epochs: int = 3  # first epochs, with BM25 negatives
     # then epochs with negatives mined by the current model (more BM25 epochs would re-label trained ones)
     online_epochs: int = field(default=5, metadata=GROWS_ON_RESUME)
-    bm25_k1: float = 1.5  # BM25 term-frequency saturation
-    bm25_b: float = 0.75  # BM25 length normalization
-    bm25_top_start: int = 0  # negatives are drawn from BM25 ranks [top_start, top_end) minus gold answers
-    bm25_top_end: int = 30  # see bm25_top_start
-    bm25_negatives: int = 2  # per anchor
-    hard: int = 1  # per anchor: d(a, n) < d(a, p)
-    semi_hard: int = 1  # per anchor: d(a, p) < d(a, n) < d(a, p) + margin
+    bm25_k1: float = field(default=1.5, metadata=within(0))  # BM25 term-frequency saturation
+    bm25_b: float = field(default=0.75, metadata=within(0, 1))  # BM25 length normalization
+    # negatives are drawn from BM25 ranks [top_start, top_end) minus gold answers
+    bm25_top_start: int = field(default=0, metadata=within(0))
+    bm25_top_end: int = field(default=30, metadata=within(above=0))  # see bm25_top_start
+    bm25_negatives: int = field(default=2, metadata=within(0))  # per anchor
+    hard: int = field(default=1, metadata=within(0))  # per anchor: d(a, n) < d(a, p)
+    semi_hard: int = field(default=1, metadata=within(0))  # per anchor: d(a, p) < d(a, n) < d(a, p) + margin
     pick: Literal["random", "hardest"] = "random"  # among the qualifying candidates
-    remine_every: int = 0  # steps; 0 = once at the start of each online epoch
-    encode_batch_size: int = 128  # texts per encoding batch when mining online
+    remine_every: int = field(default=0, metadata=within(0))  # steps; 0 = once at the start of each online epoch
+    encode_batch_size: int = field(default=128, metadata=within(above=0))  # texts per encoding batch when mining
 
     def validate(self) -> None:
         if self.bm25_epochs < 0 or self.online_epochs < 0 or self.bm25_epochs + self.online_epochs == 0:
@@ -44,6 +45,8 @@ class MiningSection:
             raise ConfigError(
                 f"mining: need 0 <= bm25_top_start < bm25_top_end, got {self.bm25_top_start}, {self.bm25_top_end}"
             )
+        if self.bm25_epochs and self.bm25_negatives < 1:
+            raise ConfigError("mining: BM25 epochs need bm25_negatives >= 1 (0 builds an epoch of no triplets)")
         if self.online_epochs and self.hard + self.semi_hard < 1:
             raise ConfigError("mining: online epochs need hard + semi_hard >= 1")
 
