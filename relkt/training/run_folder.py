@@ -70,6 +70,8 @@ def _changed_on_resume(key: str, before: Any, now: Any, growable: set[str]) -> b
         return False
     if key == "data.data_dir" and not before:  # a run that did not record its folder: fingerprints.json checks it
         return False
+    if key == "data.data_dir" and Path(str(before)).expanduser().resolve() == Path(str(now)).expanduser().resolve():
+        return False  # one folder named two ways (the path an earlier shell resolved, the config's relative one)
     if key in growable and _grows(before, now):  # counts marked GROWS_ON_RESUME on the config classes
         return False
     return not (key in CHECKED_BY_FINGERPRINT and _same_kind(before, now))

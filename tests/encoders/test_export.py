@@ -55,7 +55,7 @@ def test_readme_hub_snippet_runs_on_an_export(tmp_path):
     assert len(snippet.strip().splitlines()) == 3
     path = export_encoder(NgramEncoder(dim=8, num_buckets=128), tmp_path / "teacher")
     scope = {}
-    exec(snippet.replace("runs/teacher/best", str(path)), scope)
+    exec(snippet.replace("runs/quickstart_muse/teacher/best", str(path)), scope)
     assert scope["embeddings"].shape == (2, 8)
 
 
