@@ -30,7 +30,7 @@ class MiningSection:
     bm25_b: float = field(default=0.75, metadata=within(0, 1))  # BM25 length normalization
     # negatives are drawn from BM25 ranks [top_start, top_end) minus gold answers
     bm25_top_start: int = field(default=0, metadata=within(0))
-    bm25_top_end: int = field(default=30, metadata=within(above=0))  # see bm25_top_start
+    bm25_top_end: int = 30  # see bm25_top_start (validate: above it)
     bm25_negatives: int = field(default=2, metadata=within(0))  # per anchor
     hard: int = field(default=1, metadata=within(0))  # per anchor: d(a, n) < d(a, p)
     semi_hard: int = field(default=1, metadata=within(0))  # per anchor: d(a, p) < d(a, n) < d(a, p) + margin
