@@ -2,6 +2,7 @@
 
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EVALUATORS, Evaluator, TextEncoder, run_evaluators
+from relkt.metrics.joint_evaluator import JointEvaluator
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.ranking import gold_matrix, gold_ranks, per_question_metrics, summarize
 from relkt.metrics.retrieval_evaluator import RetrievalEvaluator
@@ -9,6 +10,7 @@ from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
 __all__ = [
     "EVALUATORS",
+    "JointEvaluator",
     "CorpusBitextEvaluator",
     "Evaluator",
     "LareqaEvaluator",

@@ -25,7 +25,23 @@ class Pairs:
 
 
 def test_the_table_holds_every_evaluator():
-    assert set(EVALUATORS) == {"lareqa", "xx_en_units", "corpus", "retrieval"}
+    assert set(EVALUATORS) == {"lareqa", "xx_en_units", "corpus", "retrieval", "joint"}
+
+
+def test_the_joint_metric_is_the_mean_of_the_qa_figure_and_each_language():
+    from relkt.metrics.joint_evaluator import JointEvaluator
+
+    class Fixed:
+        def __init__(self, name, metrics):
+            self.name, self.primary_metric, self.metrics = name, next(iter(metrics)), metrics
+
+        def __call__(self, encoder):
+            return dict(self.metrics)
+
+    qa = Fixed("lareqa", {"xx_en/en/P@1": 0.6, "lareqa/mAP": 0.3})
+    corpus = Fixed("corpus", {"corpus/de/P@1": 0.9, "corpus/el/P@1": 0.0, "corpus/P@1": 0.45})
+    out = JointEvaluator(qa, corpus)(None)
+    assert out["joint/P@1"] == pytest.approx((0.6 + 0.9 + 0.0) / 3) and out["corpus/el/P@1"] == 0.0
 
 
 def test_each_evaluator_gives_flat_prefixed_metrics_with_its_primary_among_them():
