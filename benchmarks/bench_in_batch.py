@@ -4,8 +4,8 @@ the whole batch in one graph beside gradient caching (chunks of 64), each config
     python benchmarks/bench_in_batch.py --data-dir ../shared/data/squad-train-full [--steps 3] [--batches 64,256,1024]
 
 Each row: questions a step, chunk (0 = one graph), negatives a question (1, as the recipe), seconds a step (mean of
-`--steps` after one traced step) and the process's peak resident memory (ru_maxrss) over the whole run, which includes
-the model and the texts (about the same in every row: the baseline row `load only` measures it).
+`--steps` after one traced step, the same sampled batch each time) and the process's peak resident memory
+(ru_maxrss) over the whole run, which includes the model and the texts (the row `load only` measures those).
 """
 
 from __future__ import annotations
@@ -38,16 +38,16 @@ def one(data_dir: str, batch: int, chunk: int, steps: int) -> dict:
     if batch:
         model = InBatchModel(encoder, batch_size=batch, negatives_per_row=1, chunk_size=chunk)
         model.compile(optimizer=SparseAdam(1e-5, "lazy"))
+        rows = rng.choice(golds, batch, replace=False)  # one batch, stepped on again: a fixed shape, traced once
+        neg = rng.integers(0, len(cands), batch)
+        x = {
+            "anchor": encoder.preprocess(tf.constant([qs[i] for i in rows])),
+            "positive": encoder.preprocess(tf.constant([cands[pool.gold[i][0]] for i in rows])),
+            "negative_0": encoder.preprocess(tf.constant([cands[j] for j in neg])),
+        }
+        ids = np.stack([np.arange(batch), 10**6 + np.arange(batch), np.arange(batch)], 1).astype(np.int32)
         times = []
         for s in range(steps + 1):
-            rows = rng.choice(golds, batch, replace=False)
-            neg = rng.integers(0, len(cands), batch)
-            x = {
-                "anchor": encoder.preprocess(tf.constant([qs[i] for i in rows])),
-                "positive": encoder.preprocess(tf.constant([cands[pool.gold[i][0]] for i in rows])),
-                "negative_0": encoder.preprocess(tf.constant([cands[j] for j in neg])),
-            }
-            ids = np.stack([np.arange(batch), 10**6 + np.arange(batch), np.arange(batch)], 1).astype(np.int32)
             start = time.perf_counter()
             model.train_on_batch(x, ids)
             if s:
