@@ -302,6 +302,16 @@ def claim_dir(path: str | Path, kind: str, below: str | Path | None = None) -> P
     return path
 
 
+def json_keys(path: str | Path) -> set[str]:
+    """The top-level keys of the JSON object in `path` (empty when it is no readable JSON object): how a writer tells
+    a result file of its own from anything else at that path."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return set()
+    return set(data) if isinstance(data, dict) else set()
+
+
 def claim_file(path: str | Path, ours: Any, what: str = "result", below: str | Path | None = None) -> Path:
     """Check that relkt may write the file `path`: it does not exist, or `ours(path)` says relkt wrote it; not a link
     (nor a folder between `below` and it), not inside a live run folder. Removes the leftovers of an interrupted

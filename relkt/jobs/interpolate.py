@@ -20,7 +20,6 @@ keeps its new embedding rows as they are (the teacher has none to mix in).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +29,7 @@ import numpy as np
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import sample_questions, scored_source
 from relkt.errors import ConfigError, EncoderError, RelktError, WriteError
-from relkt.io import atomic_write_json, claim_file, live_run_holding, refuse_links
+from relkt.io import atomic_write_json, claim_file, json_keys, live_run_holding, refuse_links
 from relkt.jobs.pool import load_pool, pool_settings
 from relkt.jobs.requests import InterpolateRequest
 from relkt.jobs.results import InterpolateResult
@@ -81,11 +80,7 @@ def claim_export_dir(path: str | Path) -> Path:
 
 
 def _is_interpolation(path: Path) -> bool:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return isinstance(data, dict) and {"teacher", "student", "alpha", "scores"} <= set(data)
+    return {"teacher", "student", "alpha", "scores"} <= json_keys(path)
 
 
 def choose_alpha(scores: dict[float, float]) -> float:

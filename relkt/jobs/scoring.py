@@ -28,7 +28,7 @@ from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAn
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
 from relkt.errors import ConfigError, DataError
-from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_text, live_run_holding
+from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_keys, json_text, live_run_holding
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EncodingCache, run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
@@ -250,11 +250,7 @@ def write_result_pair(results: dict, per_question: dict, output: str | Path) -> 
 
 def is_result_file(path: Path) -> bool:
     """Whether `path` holds results relkt wrote (a JSON object carrying its pair key)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return isinstance(data, dict) and PAIR_KEY in data
+    return PAIR_KEY in json_keys(path)
 
 
 def is_per_question_file(path: Path) -> bool:
