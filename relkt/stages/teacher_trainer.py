@@ -34,7 +34,7 @@ from relkt.stages.triplet_model import TripletModel
 from relkt.training.distributed_loop import fit
 from relkt.training.run_folder import file_fingerprint
 from relkt.training.run_harness import HarnessCallback
-from relkt.training.stage import Stage, dev_evaluators, run_epochs, stage_harness, start_run, text_dataset
+from relkt.training.stage import Stage, run_epochs, stage_harness, start_run, text_dataset
 
 log = logging.getLogger("relkt.train_teacher")
 
@@ -114,8 +114,9 @@ class TeacherTrainer(Stage):
             self.optimizer,
             self.chief,
             {"stage": "teacher", "base_encoder": c.encoder.spec, "languages": sorted(set(self.pool.langs))},
-            more_evaluators=[*self.align_evaluators(), *evaluators],
+            more_evaluators=list(evaluators),
         )
+        self.harness.evaluators += self.align_evaluators(self.harness.evaluators[0])
         self.harness.extra_arrays = self.arrays
         log.info(
             "teacher: %d anchors from %d %s questions, %d %s candidates (%s)",
@@ -127,15 +128,13 @@ class TeacherTrainer(Stage):
             c.data.answer_unit,
         )
 
-    def align_evaluators(self) -> list:
+    def align_evaluators(self, qa) -> list:
         """With the alignment task: each language's held-out pairs (`corpus/LANG/P@1`) and `joint/P@1`, their mean
-        with the English QA dev's P@1."""
+        with the English QA dev's P@1 from `qa`, the harness's own dev LAReQA evaluator (called again inside the
+        round, its texts' embeddings already cached: the dev pool is read once)."""
         if self.align is None:
             return []
-        c = self.config
-        qa = dev_evaluators(c, self.encoder)[0]  # the dev LAReQA evaluator; its texts are encoded once a round
-        corpus = CorpusBitextEvaluator(self.align.dev, c.eval.batch_size)
-        return [JointEvaluator(qa, corpus)]
+        return [JointEvaluator(qa, CorpusBitextEvaluator(self.align.dev, self.config.eval.batch_size))]
 
     def fingerprints(self) -> dict[str, dict]:
         """What a resumed run must find again besides the training source: each `data.more_qa` file
