@@ -32,12 +32,13 @@ Every function validates before it builds anything: a bad key, value or argument
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from relkt.config import StudentConfig, TeacherConfig, run_config
-from relkt.config.config_io import as_overrides
+from relkt.config.config_io import as_overrides, checked
 from relkt.errors import ConfigError
 from relkt.io import trusting_models
 from relkt.jobs.audit import audit_pool
@@ -114,6 +115,7 @@ def train_teacher(config: TeacherConfig, trust_model: bool = False, **given: Any
     _expect(trust_model, bool, "trust_model", "True or False")
     from relkt.stages.teacher_trainer import TeacherTrainer  # deferred: heavy (TensorFlow)
 
+    config = checked(config)
     with trusting_models(trust_model):
         return RunResult(Path(config.output_dir), TeacherTrainer.train(config, **given), config.encoder.spec)
 
@@ -126,6 +128,7 @@ def train_student(config: StudentConfig, trust_model: bool = False, **given: Any
     _expect(trust_model, bool, "trust_model", "True or False")
     from relkt.stages.student_trainer import StudentTrainer  # deferred: heavy (TensorFlow)
 
+    config = checked(config)
     base = config.student.spec or config.teacher.spec
     with trusting_models(trust_model):
         return RunResult(Path(config.output_dir), StudentTrainer.train(config, **given), base)
@@ -138,6 +141,10 @@ def score(
     xx_en_units, max_length, corpus_dir, batch_size, progress, output). `trust_model`: load a model folder whose
     graph touches files (a model folder is code)."""
     _expect(trust_model, bool, "trust_model", "True or False")
+    valid = [name for name in inspect.signature(_score).parameters if name not in ("encoder", "data", "split")]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ConfigError(f"{unknown[0]}: not an option of score; valid: {', '.join(valid)}")
     with trusting_models(trust_model):
         return _score(encoder, data, split, **options)
 

@@ -4,13 +4,16 @@ cross-validation on tiny models, no argv anywhere; each call returns paths and m
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
 from relkt import api
 from relkt.config import save_config
-from relkt.errors import ConfigError
+from relkt.errors import ConfigError, DataError
+from relkt.jobs.results import RunResult
+from tests.helpers.data import make_synthetic_lareqa
 
 TINY_TEACHER = {
     "seed": 0,
@@ -96,3 +99,42 @@ def test_a_bad_setting_is_refused_in_python_as_on_the_command_line():
         api.config("student", set={"distill.epochs": 0})
     with pytest.raises(ConfigError, match="stage 'teachr'"):
         api.config("teachr")
+
+
+def test_every_argument_of_the_api_is_checked_before_anything_runs(synthetic_data, tmp_path):
+    data = api.config("student", set={"data.data_dir": synthetic_data}).data  # a Path in set= is its string
+    assert data.data_dir == str(synthetic_data)
+    bad = {
+        "batch_size": (0, "batch_size: expected a whole number >= 1, got int 0"),
+        "output": (123, "output: expected a file's path or None, got int 123"),
+        "langs": ("en", "langs: expected a list of codes or None, got str 'en'"),
+        "bogus": (1, "bogus: not an option of score; valid: langs, "),
+    }
+    for name, (value, message) in bad.items():
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            api.score("ngram", data, split="all", progress=False, **{name: value})
+    with pytest.raises(ConfigError, match=r"output_dir: object <object object at .*> is no setting value"):
+        api.config("student", set={"output_dir": object()})
+
+    with pytest.raises(DataError, match="no best step in its summary"):
+        _ = RunResult(tmp_path / "run", {}, "ngram").best_metric
+
+    changed = api.config("student", set={"data.data_dir": synthetic_data, "output_dir": str(tmp_path / "s")})
+    changed.distill.epochs = -3  # changed after loading: checked again before anything is built
+    with pytest.raises(ConfigError, match=r"config \(as changed after loading\): distill.epochs must be >= 1"):
+        api.train_student(changed)
+    assert not (tmp_path / "s").exists()
+
+
+def test_compare_names_a_file_that_is_no_results_and_warns_when_languages_differ(tmp_path):
+    two = make_synthetic_lareqa(tmp_path / "two", n_articles=6)
+    three = make_synthetic_lareqa(tmp_path / "three", n_articles=6, langs=("en", "de", "fr"))
+    for name, folder in (("two", two), ("three", three)):
+        data = api.config("student", set={"data.data_dir": folder}).data
+        api.score("ngram", data, split="all", progress=False, output=tmp_path / f"{name}.json")
+    (tmp_path / "other.json").write_text('{"x": 1}')
+    with pytest.raises(DataError, match="other.json: not a results JSON of relkt evaluate"):
+        api.compare([tmp_path / "two.json", tmp_path / "other.json"])
+    table = api.compare([tmp_path / "three.json", tmp_path / "two.json"])
+    assert "**Not like for like**: the files score different languages (`three`: de, en, fr; `two`: de, en)" in table
+    assert re.search(r"^\| fr \| [\d.]+ \| - \|", table, re.M)  # a language one file lacks reads '-'

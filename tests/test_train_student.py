@@ -60,11 +60,29 @@ def test_student_of_another_size_gets_a_projection(synthetic_data, teacher_dir, 
         tmp_path,
         synthetic_data,
         teacher_dir,
-        **{"student": {"spec": "ngram", "options": {"dim": 8, "num_buckets": 256}}, "distill.epochs": 1},
+        **{"student": {"spec": "ngram", "options": {"num_buckets": 256}}, "distill.epochs": 1},
     )
-    assert train_student.main(["--config", str(cfg)]) == 0
+    assert train_student.main(["--config", str(cfg)]) == 0  # an n-gram base is 128 wide; the teacher 16
     meta = json.loads((tmp_path / "run" / "best" / "relkt.json").read_text())
     assert meta["kind"] == "ngram+projection" and meta["dim"] == 16
+
+
+def test_a_student_asked_for_a_size_other_than_the_teachers_is_refused(synthetic_data, teacher_dir, tmp_path):
+    cfg = student_config(
+        tmp_path,
+        synthetic_data,
+        teacher_dir,
+        **{"student": {"spec": "ngram", "options": {"dim": 8, "num_buckets": 256}}, "distill.epochs": 1},
+    )
+    with pytest.raises(ConfigError, match=r"student.options.dim: 8, .*dim 16\).*set it to 16"):
+        StudentTrainer.train(load_config(StudentConfig, cfg))
+    assert not (tmp_path / "run" / "best").exists()
+
+
+def test_a_student_whose_only_language_is_its_source_is_refused():
+    with pytest.raises(ConfigError, match=r"data.student_langs: \['en'\]: a student learns at least one language"):
+        api.config("student", set={"data.student_langs": ["en"]})
+    api.config("student", set={"data.student_langs": ["en", "de"]})  # the source beside another language is fine
 
 
 @pytest.mark.slow  # end to end: the fast suite stays within 10 minutes on 2 cores

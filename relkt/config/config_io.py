@@ -11,7 +11,7 @@ import math
 import types
 import typing
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Literal, TypeVar, Union
 
 import yaml
@@ -136,11 +136,25 @@ def upgraded(cls: type, data: dict) -> dict:
 
 
 def as_overrides(settings: dict[str, Any]) -> list[str]:
-    """{dotted key: value} as `--set KEY=VALUE` strings, each value one line of YAML, as `--set` reads it back."""
-    return [
-        f"{key}={yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix('...').strip()}"
-        for key, value in settings.items()
-    ]
+    """{dotted key: value} as `--set KEY=VALUE` strings, each value one line of YAML, as `--set` reads it back; a path
+    is its string, any other value YAML cannot hold is one ConfigError naming its key."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, PurePath):
+            return str(value)
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        return [plain(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+    overrides = []
+    for key, value in settings.items():
+        try:
+            text = yaml.safe_dump(plain(value), default_flow_style=True, width=10**6)
+        except yaml.YAMLError:
+            what = f"{type(value).__name__} {value!r}"
+            raise ConfigError(f"{key}: {what} is no setting value (text, number, list, mapping)") from None
+        overrides.append(f"{key}={text.strip().removesuffix('...').strip()}")
+    return overrides
 
 
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
@@ -256,6 +270,15 @@ def with_overrides(config: T, overrides: list[str]) -> T:
         return from_dict(type(config), data)
     except ConfigError as e:
         raise ConfigError(f"--set {' '.join(overrides)}: {e}") from None
+
+
+def checked(config: T) -> T:
+    """`config` validated again as loading validates it: what a Python caller changed after loading it is checked
+    before anything is built."""
+    try:
+        return from_dict(type(config), to_dict(config))
+    except ConfigError as e:
+        raise ConfigError(f"config (as changed after loading): {e}") from None
 
 
 def to_dict(config: Any) -> dict:

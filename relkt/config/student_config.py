@@ -87,6 +87,11 @@ class StudentDataSection(PoolSection):
 
     def validate(self) -> None:
         super().validate()
+        if self.student_langs != "all" and not [lang for lang in self.student_langs if lang != self.source_lang]:
+            raise ConfigError(
+                f"data.student_langs: {self.student_langs}: a student learns at least one language other than its "
+                f"source language ({self.source_lang}), or all"
+            )
         if self.source_lang in self.translate_langs:
             raise ConfigError(
                 f"data.translate_langs: {self.source_lang} is the source language; it needs no translation"

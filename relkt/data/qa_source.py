@@ -90,4 +90,34 @@ class QaSource:
             raise DataError(
                 f"{self.path}: no data for language(s) {', '.join(unknown)}; available: {', '.join(sorted(available))}"
             )
-        return self.reader.read(self.path, langs)
+        datas = self.reader.read(self.path, langs)
+        check_shared_ids(datas)
+        return datas
+
+
+def check_shared_ids(datas: list[LanguageData]) -> None:
+    """An id shared across languages names one question (gold is found by id in every language), so the ids that
+    share an article in one language share it in every other: a DataError naming both files and the two ids
+    otherwise. Compared as groupings, so translated titles and differently ordered files pass; paragraphs are not
+    compared, since a language may cut an article into other paragraphs (MLQA does)."""
+    articles = [(d, {q.qas_id: q.article for q in d.questions}) for d in datas]
+    for i, (a, in_a) in enumerate(articles):
+        for b, in_b in articles[i + 1 :]:
+            for (x, in_x), (y, in_y) in (((a, in_a), (b, in_b)), ((b, in_b), (a, in_a))):
+                apart = _first_apart(in_x, in_y)
+                if apart:
+                    raise DataError(
+                        f"{y.path}: questions {apart[0]!r} and {apart[1]!r} share an article in {x.lang} ({x.path}) "
+                        f"but not in {y.lang}: an id shared across languages must name the same question (the same "
+                        "article)"
+                    )
+
+
+def _first_apart(in_x: dict[str, str], in_y: dict[str, str]) -> tuple[str, str] | None:
+    """The first two shared ids in one article of x and in two articles of y; None if there are none."""
+    seen: dict[str, tuple[str, str]] = {}
+    for qid in sorted(in_x.keys() & in_y.keys()):
+        there, other = seen.setdefault(in_x[qid], (in_y[qid], qid))
+        if there != in_y[qid]:
+            return other, qid
+    return None

@@ -86,6 +86,14 @@ def _check_share(path: Path, what: str, mismatches: list[str], total: int) -> No
     log.warning("%s: %d of %d %s (first: %s)", path, len(mismatches), total, what, mismatches[0])
 
 
+def _first_difference(text: str, span: str) -> str:
+    """Where a sentence and its span part, shown from a few characters before (the heads of long texts agree)."""
+    a, b = normal_text(text), normal_text(span)
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, at - 10)
+    return f"differs from its span at character {at}: {a[start : at + 30]!r} vs {b[start : at + 30]!r}"
+
+
 def read_squad_file(path: str | Path, lang: str) -> LanguageData:
     """Read one language's SQuAD-format file into questions and candidate sentences.
 
@@ -137,7 +145,7 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                 _utf8(text, path, f"{where}.sentences[{k}]")
                 n_sentences += 1
                 if not split and normal_text(text) != normal_text(context[s:e]):
-                    wrong_sentences.append(f"{where}.sentences[{k}] {text[:40]!r} vs its span {context[s:e][:40]!r}")
+                    wrong_sentences.append(f"{where}.sentences[{k}] {_first_difference(text, context[s:e])}")
                 out.candidates.append(
                     Candidate(
                         cid=f"{lang}:{a}.{p}.{k}",

@@ -126,6 +126,8 @@ def run(args: CoverageRequest, items: PairItems | None = None) -> CoverageResult
     report: the languages' report.md with the bias sections after it, their figures in OUTPUT/bias/. With
     `tokenizers_only`, the tokenizer audit of the pool alone. `items`: the pair files already read
     (`relkt.jobs.pair_coverage.read_items`), so a caller that checked them hands them on instead of a second read."""
+    if args.pairs_dir and not args.tokenizers_only and not args.langs:
+        raise ConfigError("CoverageRequest.langs: name the languages to report on with pairs_dir (e.g. bn, fi)")
     claim_dir(args.output, "coverage")  # before anything is read: a place relkt may not write fails at once
     if args.tokenizers_only:
         table, report = audit_pool(args)
@@ -137,8 +139,6 @@ def run(args: CoverageRequest, items: PairItems | None = None) -> CoverageResult
         return CoverageResult(out, report, md, table)
     if not args.pairs_dir:
         return run_bias(args, Path(args.output))
-    if not args.langs:
-        raise ConfigError("CoverageRequest.langs: name the languages to report on with pairs_dir (e.g. bn, fi)")
     languages = run_languages(args, items)
     if not args.bias:
         return languages

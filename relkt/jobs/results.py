@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from relkt.errors import DataError
+
 
 @dataclass
 class CoverageResult:
@@ -70,8 +72,11 @@ class RunResult:
 
     @property
     def best_metric(self) -> float:
-        """The dev primary metric at the best step (`summary["best"]["value"]`)."""
-        return float(self.summary["best"]["value"])
+        """The dev primary metric at the best step (`summary["best"]["value"]`); a DataError when the run has none."""
+        best = self.summary.get("best") if isinstance(self.summary, dict) else None
+        if not isinstance(best, dict) or "value" not in best:
+            raise DataError(f"{self.output_dir}: the run has no best step in its summary (not trained, or no dev)")
+        return float(best["value"])
 
 
 @dataclass

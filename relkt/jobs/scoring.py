@@ -27,6 +27,7 @@ from relkt.config.config_io import read_config_file
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
+from relkt.data.text import is_lang_code
 from relkt.errors import ConfigError, DataError
 from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_keys, json_text, live_run_holding
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
@@ -112,6 +113,10 @@ def score(
         raise ConfigError(f"data: expected a PoolSection (or a stage config's data), got {type(data).__name__}")
     settings = data or PoolSection()
     settings.validate()
+    check_score_arguments(langs, xx_en_units, max_length, corpus_dir, corpus_dev_pairs, batch_size, progress, output)
+    if output is not None:  # refused before the encoding, not after it
+        claim_file(output, is_result_file, "results JSON")
+        claim_file(per_question_path(Path(output)), is_per_question_file, "per-question file")
     pool = load_split(settings, split, langs=list(langs) if langs else None)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
     source, within = scored_source(settings, split)
@@ -157,6 +162,39 @@ def score(
     if output is not None:
         result.output = write_evaluation(result, output)
     return result
+
+
+def check_score_arguments(
+    langs: Any,
+    xx_en_units: Any,
+    max_length: Any,
+    corpus_dir: Any,
+    corpus_dev_pairs: Any,
+    batch_size: Any,
+    progress: Any,
+    output: Any,
+) -> None:
+    """One ConfigError naming the first of `score`'s arguments whose type or range cannot mean anything."""
+
+    def whole(value: Any, low: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+    def codes(value: Any) -> bool:
+        return not isinstance(value, str) and isinstance(value, Sequence) and all(isinstance(x, str) for x in value)
+
+    checks = [
+        ("langs", langs, langs is None or (codes(langs) and all(map(is_lang_code, langs))), "a list of codes or None"),
+        ("xx_en_units", xx_en_units, codes(xx_en_units), f"a list of units ({', '.join(UNITS)} or scored_*)"),
+        ("max_length", max_length, max_length is None or whole(max_length, 1), "a whole number >= 1 or None"),
+        ("corpus_dir", corpus_dir, corpus_dir is None or isinstance(corpus_dir, (str, Path)), "a folder or None"),
+        ("corpus_dev_pairs", corpus_dev_pairs, whole(corpus_dev_pairs, 1), "a whole number >= 1"),
+        ("batch_size", batch_size, whole(batch_size, 1), "a whole number >= 1"),
+        ("progress", progress, isinstance(progress, bool), "True or False"),
+        ("output", output, output is None or isinstance(output, (str, Path)), "a file's path or None"),
+    ]
+    for name, value, ok, what in checks:
+        if not ok:
+            raise ConfigError(f"{name}: expected {what}, got {type(value).__name__} {value!r}")
 
 
 def scoring_encoder(encoder: Any, max_length: int | None = None) -> tuple[Any, str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from relkt.errors import DataError
 from relkt.metrics.ranking import gold_matrix
 from relkt.mining.bm25_negatives import Bm25Index, bm25_negatives
 from relkt.mining.online_mining import mine_negatives
@@ -27,8 +28,8 @@ class TripletNegatives:
         positives = self.positives(pool, triplet.positives_per_question, seed, getattr(triplet, "pairing", "any"))
         self.anchor_q = np.array([i for i, g in enumerate(positives) for _ in g], dtype=np.int64)
         if not len(self.anchor_q):
-            raise ValueError(
-                "no training anchors: no question has a gold answer among the candidates"
+            raise DataError(
+                "no training anchors: no question of the training split has a gold answer among its candidates"
                 + (f" (triplet.pairing: {triplet.pairing})" if getattr(triplet, "pairing", "any") != "any" else "")
             )
         self.anchor_pos = np.concatenate([g for g in positives if len(g)]).astype(np.int64)

@@ -44,20 +44,36 @@ def split_lines(names: list[str], results: list[dict]) -> list[str]:
     return ["", "Split:", *lines] if lines else []
 
 
+def language_lines(names: list[str], results: list[dict]) -> list[str]:
+    """A warning when the results score different languages: their pools hold other candidates, so mAP is not like
+    for like (significance is still computed on the questions both scored)."""
+    langs = [sorted(r["lareqa"].get("per_language", {})) for r in results]
+    if all(x == langs[0] for x in langs):
+        return []
+    held = "; ".join(f"`{n}`: {', '.join(x)}" for n, x in zip(names, langs))
+    return [
+        "",
+        f"**Not like for like**: the files score different languages ({held}); each pool holds other "
+        "candidates, so a language's mAP and the pool's are not comparable across them.",
+    ]
+
+
 def xx_en_key(unit: str) -> str:
     """The results/per-question key of an XX->EN variant: `xx_en` (the split's pool) or `xx_en_article` ..."""
     return "xx_en" if unit == "pool" else f"xx_en_{unit}"
 
 
 def side_by_side(names: list[str], results: list[dict], unit: str = "pool") -> list[str]:
-    langs = sorted(results[0]["lareqa"]["per_language"])
+    """Each language's mAP and XX->EN P@1 in every result ("-" where a result lacks the language), then the pools."""
+    langs = sorted({lang for r in results for lang in r["lareqa"].get("per_language", {})})
     key, label = xx_en_key(unit), "XX->EN P@1" if unit == "pool" else f"XX->EN {unit} P@1"
     lines = [
         "| lang | " + " | ".join(f"{n} mAP" for n in names) + " | " + " | ".join(f"{n} {label}" for n in names) + " |",
         "|---" * (1 + 2 * len(names)) + "|",
     ]
     for lang in langs:
-        maps = [f"{100 * r['lareqa']['per_language'][lang]['mAP']:.2f}" for r in results]
+        per_language = [r["lareqa"].get("per_language", {}) for r in results]
+        maps = [f"{100 * p[lang]['mAP']:.2f}" if lang in p else "-" for p in per_language]
         p1 = [f"{100 * r[key][lang]['P@1']:.2f}" if lang in r.get(key, {}) else "-" for r in results]
         lines.append(f"| {lang} | " + " | ".join(maps) + " | " + " | ".join(p1) + " |")
     maps = [f"**{100 * r['lareqa']['mAP']:.2f}**" for r in results]
@@ -169,15 +185,18 @@ def english_gap_lines(name: str, per_question: dict, unit: str = "pool") -> list
 
 
 def read_results(path: Path) -> dict:
-    """One results JSON; a DataError naming it when it is missing or not JSON."""
+    """One results JSON; a DataError naming it when it is missing, not JSON, or not scores (no `lareqa` block)."""
     try:
-        return json.loads(Path(path).read_text())
+        results = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise DataError(
             f"{path}: no such results file (write it with python -m relkt.cli.evaluate --output {path})"
         ) from None
-    except json.JSONDecodeError as e:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise DataError(f"{path}: not a results JSON ({e})") from None
+    if not isinstance(results, dict) or not isinstance(results.get("lareqa"), dict):
+        raise DataError(f"{path}: not a results JSON of relkt evaluate (no 'lareqa' block of scores)")
+    return results
 
 
 def comparison(
@@ -201,6 +220,7 @@ def comparison(
         "",
         "Test scores in %; " + ", ".join(f"`{n}`: `{p}`" for n, p in zip(names, paths)) + ".",
         *split_lines(names, results),
+        *language_lines(names, results),
         "",
         *side_by_side(names, results, unit),
     ]

@@ -138,7 +138,14 @@ class StudentTrainer(Stage):
         teacher's size if it differs."""
         c, v = self.config, self.config.student.extend_vocab
         spec = c.student.spec or c.teacher.spec
-        student = build_encoder(spec, trainable=True, **(c.student.options or c.teacher.options))
+        options = c.student.options or c.teacher.options
+        asked = options.get("dim")
+        if asked is not None and asked != self.teacher.dim:
+            raise ConfigError(
+                f"student.options.dim: {asked}, but the student learns the teacher's vectors ({c.teacher.spec}: dim "
+                f"{self.teacher.dim}), so its export has the teacher's size: drop dim or set it to {self.teacher.dim}"
+            )
+        student = build_encoder(spec, trainable=True, **options)
         self.vocab_extension, self.language_rows = None, None
         frozen = getattr(student, "freeze_token_embedding", False)
         if frozen and (c.student.language_rows.langs or (v.enabled and v.new_rows_lr_multiplier != 1.0)):
@@ -180,6 +187,9 @@ class StudentTrainer(Stage):
                     f"student.language_rows keeps every weight but token rows, so the student ({spec}, "
                     f"dim {student.dim}) must have the teacher's size ({self.teacher.dim})"
                 )
+            log.info(
+                "the student (%s, dim %d) is projected to the teacher's size (%d)", spec, student.dim, self.teacher.dim
+            )
             return ProjectedEncoder(student, self.teacher.dim)
         self.language_rows = self._language_rows(student) if c.student.language_rows.langs else None
         return student

@@ -285,3 +285,14 @@ def test_mlqa_pool_joins_every_file_of_a_context_language(tmp_path):
     # The XX->EN protocol's English units are both articles, not the first file's one.
     passages = pool.subset(candidate_langs=["en"]).to_passages()
     assert sorted(c.sentence for c in passages.candidates) == sorted([river, hill])
+
+
+def test_an_id_that_names_questions_of_two_articles_in_two_languages_is_refused(tmp_path):
+    de = squad_json("de")
+    cats, rhine = de["data"][0]["paragraphs"][0]["qas"], de["data"][1]["paragraphs"][0]["qas"]
+    cats[0]["id"], rhine[0]["id"] = rhine[0]["id"], cats[0]["id"]  # c1 now asked about the Rhine in German
+    for lang, data in (("en", squad_json("en")), ("de", de)):
+        (tmp_path / f"{lang}.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(DataError, match=r"en.json: questions 'c2' and 'r1' share an article in de .* but not in en"):
+        QaSource.open(tmp_path).read()
+    assert [d.lang for d in QaSource.open(tmp_path).read(["en"])] == ["en"]  # one language alone is read
