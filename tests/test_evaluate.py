@@ -397,3 +397,25 @@ def test_more_test_sources_are_each_scored_whole_and_kept_unseen(synthetic_data,
     assert train_teacher.main(["--config", str(cfg)]) == 2
     err = capsys.readouterr().err
     assert "test source" in err and str(synthetic_data) in err and "also occurs in the training source" in err
+
+
+def test_card_puts_the_test_scores_into_the_scored_exports_model_card(synthetic_data, tmp_path, capsys):
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+
+    best = export_encoder(NgramEncoder(dim=8, num_buckets=64), tmp_path / "run" / "best")
+    out = tmp_path / "run" / "test.json"
+    flags = ["--data-dir", str(synthetic_data), "--split", "test", "--output", str(out), "--no-progress"]
+    assert evaluate.main(["--encoder", f"hub:{best}", *flags, "--card"]) == 0
+    card = (best / "README.md").read_text(encoding="utf-8")
+    mAP = json.loads(out.read_text())["lareqa"]["mAP"]
+    assert f"| lareqa/mAP | {mAP:.4f} |" in card and f"--encoder hub:{best} --card --split test" in card
+    assert "the model card, with these test scores" in capsys.readouterr().out
+
+    for argv, message in (
+        (["--encoder", "ngram", *flags, "--card"], "--card: --encoder ngram names no relkt export folder"),
+        (["--encoder", f"hub:{best}", "--data-dir", str(synthetic_data), "--card"], "give --split test and --output"),
+    ):
+        with pytest.raises(SystemExit):
+            evaluate.main(argv)
+        assert message in capsys.readouterr().err

@@ -35,12 +35,12 @@ fi
 s_set+=(--set "teacher.spec=$teacher_kind:$t_out/best")
 run python -m relkt.cli.evaluate --encoder "$zero_shot" --split test --no-progress --output "$root/zero_shot_test.json"
 run python -m relkt.train_teacher --config "$teacher" "${t_set[@]}"
-run python -m relkt.cli.evaluate --encoder "hub:$t_out/best" --split test --no-progress --output "$t_out/test.json"
+run python -m relkt.cli.evaluate --encoder "hub:$t_out/best" --split test --no-progress --output "$t_out/test.json" --card
 # Students: best/ (selected on dev; the teacher's copy if training never beat it) and last/ (where training ended).
 # last/ is scored only when it differs from best/ (the best evaluation was not the last step).
 best_is_last() { [ -z "${RELKT_PRINT_ONLY:-}" ] || return 1; python -c "import json, sys; s = json.load(open(sys.argv[1])); sys.exit(0 if s['best']['step'] == s['steps'] else 1)" "$1/summary.json"; }
 score_student() {
-  run python -m relkt.cli.evaluate --encoder "hub:$1/best" --split test --no-progress --output "$1/test.json"
+  run python -m relkt.cli.evaluate --encoder "hub:$1/best" --split test --no-progress --output "$1/test.json" --card
   results+=("$1/test.json")
   if ! best_is_last "$1"; then
     run python -m relkt.cli.evaluate --encoder "hub:$1/last" --split test --no-progress --output "$1/test_last.json"

@@ -100,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the results as JSON here (and per-question scores beside it, OUTPUT with "
         ".per_question.npz, for trainers/compare.py's significance tests); checked before encoding (default: none)",
     )
+    p.add_argument(
+        "--card",
+        action="store_true",
+        help="also write the test scores into the model card (README.md) of the relkt export scored: --encoder's "
+        "folder, or the --config run's best/ (which gets them without it); needs --split test and --output",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_trust_flag(p)
     return p
@@ -110,7 +116,17 @@ def parse_args(argv: Sequence[str] | None = None):
     args = p.parse_args(argv)
     if args.encoder is None and args.config is None:
         p.error("--encoder is required (or --config RUN/config.yaml to score the run's best export)")
+    if args.card and (args.split != "test" or not args.output):
+        p.error("--card writes test scores beside their results file: give --split test and --output")
+    if args.card and args.encoder and not export_folder(args.encoder):
+        p.error(f"--card: --encoder {args.encoder} names no relkt export folder (one holding relkt.json)")
     return args
+
+
+def export_folder(spec: str) -> Path | None:
+    """The folder of a relkt export named by `spec` (`hub:DIR`, `muse:DIR`, `bert:DIR`), else None."""
+    arg = spec.partition(":")[2]
+    return Path(arg) if arg and "://" not in arg and (Path(arg) / "relkt.json").is_file() else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -159,11 +175,13 @@ def run(args) -> int:
         if output:
             write_evaluation(result, output)
             print(f"wrote {shown(output)} and {shown(per_question_path(output))}")
-            if args.config and not args.encoder and each is sources[0] and args.split == "test":
-                command = shlex.join(
-                    ["relkt", "evaluate", "--config", args.config, "--split", "test", "--output", output]
-                )
-                card = card_with_test(Path(args.config).parent / "best", result, command)
+            card_of = export_folder(args.encoder) if args.card and args.encoder else None
+            if args.config and not args.encoder:
+                card_of = Path(args.config).parent / "best"
+            if card_of and each is sources[0] and args.split == "test":
+                named = ["--encoder", args.encoder, "--card"] if args.encoder else ["--config", args.config]
+                command = shlex.join(["relkt", "evaluate", *named, "--split", "test", "--output", output])
+                card = card_with_test(card_of, result, command)
                 print(f"wrote {shown(card)} (the model card, with these test scores)")
     return 0
 
