@@ -20,7 +20,8 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def evaluation_table(results: dict) -> str:
-    """A readable per-language table: LAReQA mAP/P@k/MRR and XX->EN P@1/P@10."""
+    """A readable per-language table: LAReQA mAP/P@k/MRR and XX->EN P@1/P@10, as fractions (0-1): the unit of the
+    results JSON and `relkt.api`, so a number read here is the number a script reads."""
     lareqa, xx, bitext = results["lareqa"], results.get("xx_en", {}), results.get("bitext", {})
     head = f"{'lang':<6}{'n_q':>6}{'mAP':>8}{'mAP@20':>8}{'P@1':>8}{'P@5':>8}{'P@10':>8}{'MRR':>8}"
     head += f"{'XX>EN P@1':>11}{'P@10':>7}" + (f"{'Q>Qen P@1':>11}" if bitext else "")
@@ -33,10 +34,10 @@ def evaluation_table(results: dict) -> str:
 
     def row(name: str, m: dict, x: dict | None, b: dict | None) -> str:
         s = f"{name:<6}{m['n_questions']:>6}" + "".join(
-            f"{100 * m[k]:>8.2f}" for k in ("mAP", "mAP@20", "P@1", "P@5", "P@10", "MRR")
+            f"{m[k]:>8.4f}" for k in ("mAP", "mAP@20", "P@1", "P@5", "P@10", "MRR")
         )
-        s += f"{100 * x['P@1']:>11.2f}{100 * x['P@10']:>7.2f}" if x else ""
-        return s + (f"{100 * b['P@1']:>11.2f}" if b else (f"{'-':>11}" if bitext else ""))
+        s += f"{x['P@1']:>11.4f}{x['P@10']:>7.4f}" if x else ""
+        return s + (f"{b['P@1']:>11.4f}" if b else (f"{'-':>11}" if bitext else ""))
 
     for lang, m in lareqa["per_language"].items():
         lines.append(row(lang, m, xx.get(lang), bitext.get(lang)))
@@ -46,7 +47,8 @@ def evaluation_table(results: dict) -> str:
     lines.append(row("all", lareqa, mean_xx, mean_bitext))
     splitter = results.get("setup", {}).get("sentence_splitter")
     lines.append(
-        f"{lareqa['n_candidates']} candidates; scores in %." + (f" Sentences: {splitter}." if splitter else "")
+        f"{lareqa['n_candidates']} candidates; scores are fractions (0-1), as in the results JSON and relkt.api."
+        + (f" Sentences: {splitter}." if splitter else "")
     )
     units = [k for k in ("xx_en_article", "xx_en_paragraph", "xx_en_sentence") if results.get(k)]
     if units:
@@ -59,27 +61,25 @@ def evaluation_table(results: dict) -> str:
         for lang in results[units[0]]:
             lines.append(
                 f"{lang:<6}"
-                + "".join(
-                    f"{100 * results[u][lang]['P@1']:>16.2f}{100 * results[u][lang]['P@10']:>7.2f}" for u in units
-                )
+                + "".join(f"{results[u][lang]['P@1']:>16.4f}{results[u][lang]['P@10']:>7.4f}" for u in units)
             )
         lines.append(
             f"{'mean':<6}"
             + "".join(
-                f"{100 * np.mean([v['P@1'] for v in results[u].values()]):>16.2f}"
-                f"{100 * np.mean([v['P@10'] for v in results[u].values()]):>7.2f}"
+                f"{np.mean([v['P@1'] for v in results[u].values()]):>16.4f}"
+                f"{np.mean([v['P@10'] for v in results[u].values()]):>7.4f}"
                 for u in units
             )
         )
         if n_units:
-            lines.append("candidates: " + ", ".join(f"{n} {u}s" for u, n in n_units.items()) + "; scores in %.")
+            lines.append("candidates: " + ", ".join(f"{n} {u}s" for u, n in n_units.items()) + "; fractions.")
     if results.get("corpus"):
         corpus = results["corpus"]
         lines += [
             "",
-            "Held-out parallel text: X sentence -> its English translation among the slice's (P@1, %)",
-            "  ".join(f"{lang} {100 * v['P@1']:.2f}" for lang, v in corpus.items())
-            + f"  | mean {100 * np.mean([v['P@1'] for v in corpus.values()]):.2f}",
+            "Held-out parallel text: X sentence -> its English translation among the slice's (P@1)",
+            "  ".join(f"{lang} {v['P@1']:.4f}" for lang, v in corpus.items())
+            + f"  | mean {np.mean([v['P@1'] for v in corpus.values()]):.4f}",
         ]
     return "\n".join(lines)
 
