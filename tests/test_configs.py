@@ -56,10 +56,9 @@ MOVED = {  # the snapshots' names -> where each config lives now, one folder a s
     "paper_muse_student_codeswitch_bank.yaml": "paper_muse/student_codeswitch_bank.yaml",
     "paper_muse_teacher.yaml": "paper_muse/teacher.yaml",
     "quickstart.yaml": "quickstart/teacher.yaml",
-    "quickstart_muse.yaml": "quickstart_muse/teacher.yaml",
-    "quickstart_muse_student.yaml": "quickstart_muse/student.yaml",
     "quickstart_muse_table_student.yaml": "sparse_rows/student.yaml",
     "quickstart_student.yaml": "quickstart/student.yaml",
+    "sparse_rows_teacher.yaml": "sparse_rows/teacher.yaml",
     "xquad_minilm_student.yaml": "xquad_minilm/student.yaml",
     "xquad_minilm_student_contrast.yaml": "xquad_minilm/student_contrast.yaml",
     "xquad_minilm_student_contrast_pieces_han.yaml": "xquad_minilm/student_contrast_pieces_han.yaml",
@@ -103,8 +102,9 @@ def test_configs_stay_small():
     # A variant writes only what it changes from its base; bases are at most two levels deep (#58), so a variant of a
     # variant spells out what its parent changed: the bound grew from 450 when the chains were flattened, to 560
     # with paper_scale_muse, to 605 with its three students (each spells out paper_muse's student, two deep), and to
-    # 625 with the in-batch teachers (the aligned one spells out its parent's changes, two deep).
-    assert lines <= 625, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
+    # 625 with the in-batch teachers (the aligned one spells out its parent's changes, two deep), and to 645 when the
+    # quickstart took the recommended recipe (spelled out two deep) and sparse_rows kept the quickstart teacher it used.
+    assert lines <= 645, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
 
 
 # The reference code's settings (2_use_finetune_teacher / 3_use_finetune_distillation .sh/.py), which both reference

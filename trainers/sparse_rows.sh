@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lazy against dense Adam on a trainable token table (schedule.sparse_rows): the quickstart_muse teacher, then its
-# student with mUSE's whole token table trainable (configs/sparse_rows/student.yaml) trained both ways from
-# that one teacher, each scored on the test articles; McNemar on XX->EN P@1 per language, lazy against dense.
+# Lazy against dense Adam on a trainable token table (schedule.sparse_rows): configs/sparse_rows/teacher.yaml, then its
+# student with mUSE's whole token table trainable (configs/sparse_rows/student.yaml) trained both ways from that one
+# teacher, each scored on the test articles; McNemar on XX->EN P@1 per language, lazy against dense.
 # Re-running resumes. Wall seconds of each step in runs/sparse_rows/wall_seconds.tsv.
 #   bash trainers/reproduce.sh sparse_rows [SEED]      # (this script: bash trainers/sparse_rows.sh [SEED])
 set -euo pipefail
@@ -11,7 +11,7 @@ mkdir -p "$root"
 walls="$root/wall_seconds.tsv"
 timed() { local name=$1; shift; local t0; t0=$(date +%s); "$@"; printf '%s\t%s\n' "$name" "$(( $(date +%s) - t0 ))" >> "$walls"; }
 seed_set=(); [ -n "$seed" ] && seed_set=(--set "seed=$seed")
-timed teacher python -m relkt.train_teacher --config configs/quickstart_muse/teacher.yaml --set "output_dir=$root/teacher" \
+timed teacher python -m relkt.train_teacher --config configs/sparse_rows/teacher.yaml --set "output_dir=$root/teacher" \
   "${seed_set[@]}"
 results=()
 for rows in dense lazy; do
