@@ -17,7 +17,7 @@ from pathlib import Path
 
 from relkt.cli.common import add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments, pool_fields
-from relkt.cli.types import positive_int, writable_file, xx_en_units
+from relkt.cli.types import non_negative_int, positive_int, writable_file, xx_en_units
 from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS
 from relkt.io import claim_file
@@ -83,6 +83,27 @@ def build_parser() -> argparse.ArgumentParser:
         default=StudentDataSection.corpus_dev_pairs,
         help="pairs per language in that held-out slice: each source's last rows, the same whole documents a "
         f"student with this data.corpus_dev_pairs never trained on (default: {StudentDataSection.corpus_dev_pairs})",
+    )
+    p.add_argument(
+        "--language-pairs",
+        default=None,
+        metavar="DIR",
+        help="a folder of {lang}.tsv pair files the encoder's language directions are learned from (pairs holding a "
+        "scored text dropped first), for --remove-language-subspace / --remove-language-means (default: none)",
+    )
+    p.add_argument(
+        "--remove-language-subspace",
+        type=non_negative_int,
+        default=0,
+        metavar="RANK",
+        help="project that many shared language directions out of every embedding (LSAR; `relkt debias` builds "
+        "the same into an export) (default: 0, none)",
+    )
+    p.add_argument(
+        "--remove-language-means",
+        action="store_true",
+        help="each text less its language's mean embedding over the pair files (scoring only: it needs each text's "
+        "language)",
     )
     p.add_argument(
         "--more-test",
@@ -166,6 +187,9 @@ def run(args) -> int:
         corpus_dev_pairs=args.corpus_dev_pairs,
         batch_size=args.batch_size,
         progress=not args.no_progress,
+        language_pairs=args.language_pairs,
+        remove_language_subspace=args.remove_language_subspace,
+        remove_language_means=args.remove_language_means,
     )
     for each, output, result in zip(sources, outputs, results):
         result.results["setup"]["config"] = args.config

@@ -21,6 +21,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
+    return value
+
+
 def language_list(text: str) -> list[str]:
     """Comma-separated language codes naming at least one, as a list: leaving the flag out means every language, and
     an empty value is refused rather than read as that."""

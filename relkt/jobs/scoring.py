@@ -27,7 +27,7 @@ from relkt.config.config_io import read_config_file
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
-from relkt.data.text import is_lang_code
+from relkt.data.text import is_lang_code, normal_text
 from relkt.errors import ConfigError, DataError
 from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_keys, json_text, live_run_holding
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
@@ -77,6 +77,9 @@ def score(
     batch_size: int = 64,
     progress: bool = True,
     output: str | Path | None = None,
+    language_pairs: str | None = None,
+    remove_language_subspace: int = 0,
+    remove_language_means: bool = False,
 ) -> Evaluation:
     """Score an encoder on one split of a QA source: LAReQA's pool and CL-ReLKT's XX->EN protocol.
 
@@ -95,6 +98,10 @@ def score(
         batch_size: texts per encoding batch.
         progress: progress bars while encoding.
         output: write the results JSON here and its `.per_question.npz` beside it, both or neither.
+        language_pairs: a folder of `{lang}.tsv` pair files the language directions are learned from with this
+            encoder (relkt.jobs.language_bias; pairs holding a text of the pool are dropped first), for:
+        remove_language_subspace: that many shared language directions projected out of every embedding (LSAR).
+        remove_language_means: each text less its language's mean embedding.
 
     Returns:
         An `Evaluation`: `results` (relkt evaluate's JSON layout), `per_question` (each question's scores, for
@@ -114,6 +121,7 @@ def score(
     settings = data or PoolSection()
     settings.validate()
     check_score_arguments(langs, xx_en_units, max_length, corpus_dir, corpus_dev_pairs, batch_size, progress, output)
+    check_bias_arguments(language_pairs, remove_language_subspace, remove_language_means)
     if output is not None:  # refused before the encoding, not after it
         claim_file(output, is_result_file, "results JSON")
         claim_file(per_question_path(Path(output)), is_per_question_file, "per-question file")
@@ -125,6 +133,18 @@ def score(
     warn_cut_units(encoder, units)
     evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=batch_size)
     unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=batch_size)
+    bias = None
+    if language_pairs:
+        encoder, bias = without_language_bias(
+            encoder,
+            pool,
+            units,
+            settings.with_context,
+            language_pairs,
+            remove_language_subspace,
+            remove_language_means,
+            batch_size,
+        )
     cached = EncodingCache(encoder if progress else QuietEncoder(encoder))
     t0 = time.perf_counter()
     run_evaluators([evaluator, unit_evaluator], cached)  # the protocol; the questions are encoded once for both
@@ -155,6 +175,7 @@ def score(
         "xx_en_units": {unit: len(x.texts) for unit, x in units.items()},
         "corpus_dir": corpus_dir,
         "corpus_dev_pairs": corpus_dev_pairs if corpus_dir else None,
+        "language_bias_removed": bias,
         "encode_seconds": round(t1 - t0, 2),
         "score_seconds": round(t2 - t1, 2),
     }
@@ -195,6 +216,41 @@ def check_score_arguments(
     for name, value, ok, what in checks:
         if not ok:
             raise ConfigError(f"{name}: expected {what}, got {type(value).__name__} {value!r}")
+
+
+def check_bias_arguments(language_pairs: Any, rank: Any, means: Any) -> None:
+    """One ConfigError naming the first language-bias argument that cannot mean anything."""
+    if language_pairs is not None and not isinstance(language_pairs, (str, Path)):
+        raise ConfigError(f"language_pairs: expected a folder of pair files or None, got {language_pairs!r}")
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+        raise ConfigError(f"remove_language_subspace: directions projected out, a whole number >= 0, got {rank!r}")
+    if not isinstance(means, bool):
+        raise ConfigError(f"remove_language_means: True or False, got {means!r}")
+    if language_pairs and not (rank or means):
+        raise ConfigError("language_pairs: say what to remove (remove_language_subspace >= 1 or remove_language_means)")
+    if (rank or means) and not language_pairs:
+        raise ConfigError("remove_language_subspace / remove_language_means: name the pair files (language_pairs)")
+
+
+def without_language_bias(
+    encoder: Any, pool: Any, units: dict, with_context: bool, pairs: str, rank: int, means: bool, batch_size: int
+) -> tuple[Any, dict]:
+    """`encoder` wrapped to remove the language bias learned from `pairs` (never the pool's texts), and the record
+    the results' setup keeps of it."""
+    from relkt.jobs.language_bias import LanguageBiasRemoved, fit_language_subspace  # deferred: beside scoring
+
+    texts = {normal_text(q.text): q.lang for q in pool.questions}
+    for c, text in zip(pool.candidates, pool.candidate_texts(with_context)):
+        texts.setdefault(normal_text(text), c.lang)
+        texts.setdefault(normal_text(c.sentence), c.lang)
+    for unit in units.values():
+        texts.update({normal_text(t): "en" for t in unit.texts})
+    space, learned = fit_language_subspace(encoder, str(pairs), pool.langs, rank, texts.keys(), batch_size=batch_size)
+    missing = sorted(set(pool.langs) - set(space.means))
+    if means and missing:
+        log.warning("no pair file for %s: their texts keep their own mean", ", ".join(missing))
+    record = {"pairs": str(pairs), "rank": rank, "means": means, "unmatched": missing, **learned}
+    return LanguageBiasRemoved(encoder, space, texts, means, rank > 0), record
 
 
 def scoring_encoder(encoder: Any, max_length: int | None = None) -> tuple[Any, str]:
