@@ -11,11 +11,11 @@ import yaml
 
 from relkt.config import StudentConfig, TeacherConfig, load_config, to_dict
 from relkt.config.config_io import apply_overrides, from_dict, read_config_file
+from relkt.recipes.setups import get_setup
 from relkt.training.run_folder import flat_keys, read_as_today, settings_before_they_existed
-from tests.helpers.runs import trainer_script
 
 ROOT = Path(__file__).resolve().parents[1]
-SETUPS = "setups.yaml"  # the list of setups (trainers/setups.py), not a config
+SETUPS = "setups.yaml"  # the list of setups (relkt reproduce --list), not a config
 CONFIGS = sorted(p for p in (ROOT / "configs").rglob("*.yaml") if p.name != SETUPS)
 BEFORE = ROOT / "tests" / "config" / "configs_before_base"
 COMMAND = re.compile(r"^#\s+(python -m relkt\.train_(teacher|student)|bash trainers/|python trainers/)")
@@ -156,8 +156,8 @@ def test_reference_setups_hold_the_reference_codes_settings(setup, stage):
 
 @pytest.mark.parametrize("name,under", [("xquad_muse_reference_questions", "xquad_muse_reference")])
 def test_question_split_setups_are_their_article_setups_cut_by_question(name, under):
-    setups = trainer_script("setups")
-    setup, article = setups.get_setup(name), setups.get_setup(under)
+    setups = ROOT / "configs" / "setups.yaml"
+    setup, article = get_setup(name, setups, ROOT), get_setup(under, setups, ROOT)
     assert (setup.teacher, setup.student, setup.folds, setup.student_groups) == (
         article.teacher,
         article.student,

@@ -53,7 +53,7 @@ def test_every_snippet_runs_as_written_in_a_new_shell_after_command_1(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "RELKT_DATA_DIR"}
     env["PYTHONPATH"] = str(repo)  # the copy's relkt, as an editable install of the clone would give
     command_1 = subprocess.run(
-        ["bash", "trainers/reproduce.sh", "quickstart_muse"],
+        [sys.executable, "-m", "relkt.cli", "reproduce", "quickstart_muse"],  # command 1 after its install
         cwd=repo,
         env={**env, "RELKT_DATA_DIR": "../shared/data/xquad-r"},
         capture_output=True,

@@ -1,16 +1,26 @@
-"""configs/setups.yaml is the one list of setups: reproduce.sh and crossval.py read it, and bad entries are named."""
+"""configs/setups.yaml is the one list of setups: `relkt reproduce` and crossval read it, and bad entries are named."""
 
 import subprocess
+import sys
+from types import SimpleNamespace
 
 import pytest
 
 from relkt.errors import ConfigError
+from relkt.recipes import setups as setup_table
+from relkt.recipes.pipeline import pipeline_steps
 from tests.helpers.runs import ROOT, trainer_script
+
+SETUPS_FILE = ROOT / "configs" / "setups.yaml"
 
 
 @pytest.fixture
 def setups():
-    return trainer_script("setups")
+    """The setups table, read as `relkt reproduce` reads it from the checkout."""
+    return SimpleNamespace(
+        load_setups=lambda path=SETUPS_FILE: setup_table.load_setups(path, ROOT),
+        get_setup=lambda name, path=SETUPS_FILE: setup_table.get_setup(name, path, ROOT),
+    )
 
 
 def test_every_shipped_setup_loads_and_names_existing_configs(setups):
@@ -26,38 +36,48 @@ def test_every_shipped_setup_loads_and_names_existing_configs(setups):
 
 def test_reproduce_lists_the_setups_from_the_file():
     out = subprocess.run(
-        ["bash", "trainers/reproduce.sh", "--list"], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-m", "relkt.cli", "reproduce", "--list"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert "xquad_muse_guarded" in out and "crossval 5" in out and "configs: paper_muse/teacher.yaml" in out
+    assert out.splitlines()[0].split()[1] == "recommended"  # the recommended setups first, each with its status
+    shim = subprocess.run(["bash", "trainers/reproduce.sh", "--list"], cwd=ROOT, capture_output=True, text=True)
+    assert shim.stdout == out  # the older name runs the same command
     bad = subprocess.run(["bash", "trainers/reproduce.sh", "nope"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown setup 'nope'" in bad.stderr
+    assert "eval" not in (ROOT / "trainers" / "reproduce.sh").read_text().split()
 
 
-def test_shell_resolves_each_configs_base_chain(setups, tmp_path):
-    # The student's run folder and teacher come from its base; reproduce.sh never reads YAML itself.
+def test_pipeline_steps_resolve_each_configs_base_chain(setups, tmp_path):
+    # The student's run folder and teacher come from its base; the pipeline reads them through load_config.
     (tmp_path / "t.yaml").write_text("# t\noutput_dir: runs/x/teacher\n")
     (tmp_path / "root_student.yaml").write_text(
         "output_dir: runs/x/student\nteacher: {spec: 'muse:runs/x/teacher/best'}\n"
     )
     (tmp_path / "s2_student.yaml").write_text("base: root_student.yaml\ndistill: {epochs: 4}\n")
     (tmp_path / "setups.yaml").write_text(
-        "mine: {about: a test, recipe: pipeline, teacher: t.yaml, student: s2_student.yaml, zero_shot: muse,\n"
-        "  more_students: [root_student.yaml]}\n"
+        "mine: {status: ablation, about: a test, recipe: pipeline, teacher: t.yaml, student: s2_student.yaml,\n"
+        "  zero_shot: muse, more_students: [root_student.yaml]}\n"
     )
-    text = setups.shell(setups.get_setup("mine", tmp_path / "setups.yaml"), tmp_path)
-    values = dict(line.split("=", 1) for line in text.splitlines())
-    assert values["student_out"] == "runs/x/student" and values["teacher_kind"] == "muse"
-    assert values["teacher_out"] == "runs/x/teacher" and values["more_outs"] == "(runs/x/student)"
-    assert values["recipe"] == "pipeline" and values["interpolate"] == "no"
+    setup = setup_table.get_setup("mine", tmp_path / "setups.yaml", tmp_path)
+    steps = pipeline_steps(setup, tmp_path)
+    names = [s.name for s in steps]
+    assert names[:3] == ["zero-shot", "teacher", "teacher test"] and names.count("student test") == 2
+    student = steps[3].argv
+    assert student[:3] == ["relkt.train_student", "--config", str(tmp_path / "s2_student.yaml")]
+    assert "teacher.spec=muse:runs/x/teacher/best" in student
+    assert steps[4].output == "runs/x/student/test.json" and "--card" in steps[4].argv
+    seeded = pipeline_steps(setup, tmp_path, seed=3)
+    assert seeded[3].argv[-4:] == ["--set", "seed=3", "--set", "output_dir=runs/x_seed3/student"]
 
 
 @pytest.mark.parametrize(
     "entry, message",
     [
         ("{about: x, recipe: pipeline, teacher: t.yaml, student: s.yaml, epochs: 3}", "unknown key(s) epochs"),
-        ("{about: x, recipe: magic}", "recipe 'magic' is not valid; valid: pipeline, crossval, script"),
-        ("{about: x, recipe: crossval, teacher: t.yaml, student: t.yaml}", "a crossval setup needs folds"),
-        ("{about: x, recipe: pipeline, teacher: t.yaml, student: gone.yaml}", "config gone.yaml not found"),
+        ("{status: paper, about: x, recipe: magic}", "recipe 'magic' is not valid; valid: pipeline, crossval, script"),
+        ("{status: paper, about: x, recipe: crossval, teacher: t.yaml, student: t.yaml}", "a crossval setup needs"),
+        ("{status: paper, about: x, recipe: pipeline, teacher: t.yaml, student: gone.yaml}", "config gone.yaml not"),
+        ("{status: best, about: x, recipe: pipeline, teacher: t.yaml, student: t.yaml}", "status 'best' is not valid"),
     ],
 )
 def test_a_bad_setup_is_named_with_its_file_and_field(setups, tmp_path, entry, message):
@@ -66,7 +86,7 @@ def test_a_bad_setup_is_named_with_its_file_and_field(setups, tmp_path, entry, m
     with pytest.raises(
         ConfigError, match=r"setups.yaml: setup bad: .*" + message.replace("(", r"\(").replace(")", r"\)")
     ):
-        setups.load_setups(tmp_path / "setups.yaml")
+        setup_table.load_setups(tmp_path / "setups.yaml", tmp_path)
 
 
 def test_crossval_takes_its_folds_and_configs_from_a_setup():

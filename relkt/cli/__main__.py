@@ -16,6 +16,7 @@ COMMANDS = {
     "coverage": ("relkt.cli.coverage", "languages from pair files, LAReQA's language-bias analyses, or both"),
     "teach": ("relkt.cli.teach", "teach languages from pair files: coverage before, the student, coverage after"),
     "interpolate": ("relkt.cli.interpolate", "WiSE-FT mixes of a teacher and its student, alpha chosen on dev"),
+    "reproduce": ("relkt.cli.reproduce", "a setup of configs/setups.yaml end to end (--list: every setup, its status)"),
     "debias": ("relkt.cli.debias", "an export with the language directions learned from pair files projected out"),
 }
 

@@ -14,6 +14,9 @@ from relkt.config.student_groups import StudentGroup, read_student_groups
 from relkt.errors import ConfigError
 
 RECIPES = ("pipeline", "crossval", "script")
+# what a setup is for: the recipe relkt recommends, a paper's protocol, an ablation of one piece, a recipe a later one
+# replaced (kept while a chapter's figure needs its command), or a check of the plumbing
+STATUSES = ("recommended", "paper", "ablation", "superseded", "check")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,6 +26,7 @@ class Setup:
     name: str
     about: str
     recipe: str
+    status: str = ""  # one of STATUSES
     teacher: str = ""  # stage-1 config, relative to configs/
     student: str = ""  # stage-2 config
     # pipeline and crossval: the encoder spec scored before training (crossval's default: the teacher's encoder.spec,
@@ -65,6 +69,8 @@ def load_setups(path: Path, scripts_root: Path | None = None) -> dict[str, Setup
         entry["student_groups"] = read_student_groups(entry.get("student_groups"), where)
         setup = Setup(name=name, **{"about": "", "recipe": "", **entry})
         needs = {"pipeline": ("teacher", "student"), "crossval": ("teacher", "student", "folds"), "script": ("script",)}
+        if setup.status not in STATUSES:
+            raise ConfigError(f"{where}: status {setup.status!r} is not valid; valid: {', '.join(STATUSES)}")
         if setup.recipe not in RECIPES:
             raise ConfigError(f"{where}: recipe {setup.recipe!r} is not valid; valid: {', '.join(RECIPES)}")
         missing = [k for k in needs[setup.recipe] if not getattr(setup, k)]
@@ -79,8 +85,22 @@ def load_setups(path: Path, scripts_root: Path | None = None) -> dict[str, Setup
     return setups
 
 
+def listing(setups: dict[str, Setup]) -> str:
+    """Every setup, the recommended first: name, status, recipe, what it shows, its configs."""
+    width = max(len(n) for n in setups)
+    lines = []
+    for s in sorted(setups.values(), key=lambda s: STATUSES.index(s.status)):
+        configs = ", ".join(s.configs()[:2]) + (f" (+{len(s.configs()) - 2})" if len(s.configs()) > 2 else "")
+        recipe = f"crossval {s.folds}" if s.recipe == "crossval" else s.recipe
+        lines.append(
+            f"{s.name:<{width}}  {s.status:<11}  {recipe:<10}  {s.about}\n{'':<{width}}  {'':<11}  {'':<10}  "
+            f"configs: {configs}"
+        )
+    return "\n".join(lines)
+
+
 def get_setup(name: str, path: Path, scripts_root: Path | None = None) -> Setup:
     setups = load_setups(path, scripts_root)
     if name not in setups:
-        raise ConfigError(f"unknown setup {name!r}; valid: {', '.join(setups)} (python trainers/setups.py --list)")
+        raise ConfigError(f"unknown setup {name!r}; valid: {', '.join(setups)} (relkt reproduce --list)")
     return setups[name]

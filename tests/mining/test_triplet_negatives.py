@@ -80,3 +80,14 @@ def test_pairing_picks_positives_in_the_question_language_or_the_others(tiny_dat
     assert all(len(g) == 1 for g in one)
     if pairing == "cross":
         assert all(c_langs[g[0]] != q.lang for q, g in zip(pool.questions, one))
+
+
+def test_a_pairing_that_leaves_no_anchor_is_one_clear_error(tiny_data, tmp_path):
+    """X-Y pairing on one language: no question has an answer in another, so there is nothing to train on."""
+    from relkt.data import LareqaPool
+    from relkt.errors import DataError
+
+    pool = LareqaPool.load(tiny_data, split="all", langs=["en"])
+    triplet = SimpleNamespace(**vars(TRIPLET), pairing="cross")
+    with pytest.raises(DataError, match=r"no training anchors: .* \(triplet.pairing: cross\)"):
+        TripletNegatives(pool, pool.candidate_texts(), triplet, MINING, seed=0)

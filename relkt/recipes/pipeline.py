@@ -1,0 +1,144 @@
+"""A `pipeline` setup as named steps: zero-shot score -> teacher -> its test score -> each student and its test scores
+-> the comparison -> the expected-range check. Each step is one relkt command run as its own process (the commands a
+reader would type, printed with `dry_run`); trainers resume themselves, and a score is computed again only when its
+model is newer than its results file (stale).
+
+    from relkt.recipes.pipeline import pipeline_steps, run_steps
+    run_steps(pipeline_steps(setup, Path("configs"), seed=None))
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from relkt.config import StudentConfig, TeacherConfig, load_config
+from relkt.errors import ConfigError, RelktError
+from relkt.recipes.setups import Setup
+
+
+@dataclass
+class Step:
+    """One command of the pipeline (`argv` after `python -m`), its name, and the results file it writes (`output`)
+    from the model folder `model`: a score step is skipped while its results are newer than the model."""
+
+    name: str
+    argv: list[str]
+    output: str = ""
+    model: str = ""
+    then: list[str] = field(default_factory=list)  # results files this step adds to the comparison
+
+    def stale(self) -> bool:
+        if not self.output or not Path(self.output).is_file():
+            return True
+        stamp = Path(self.model) / "relkt.json"
+        return stamp.is_file() and stamp.stat().st_mtime > Path(self.output).stat().st_mtime
+
+    def shown(self) -> str:
+        return "python -m " + shlex.join(self.argv)
+
+
+def output_dir_of(config: Path) -> str:
+    """A config's run folder, through its base chain."""
+    cls = StudentConfig if "student" in config.stem else TeacherConfig
+    return load_config(cls, config).output_dir
+
+
+def _score(name: str, spec: str, output: str, model: str = "", card: bool = False) -> Step:
+    argv = ["relkt.cli.evaluate", "--encoder", spec, "--split", "test", "--no-progress", "--output", output]
+    return Step(name, argv + (["--card"] if card else []), output, model, [output])
+
+
+def pipeline_steps(setup: Setup, configs_dir: Path, seed: int | None = None) -> list[Step]:
+    """The setup's commands in order; with `seed`, every run folder gets a `_seedN` suffix and both stages that
+    seed. Paths are as a command run from the checkout's root reads them (configs under `configs_dir`)."""
+    if setup.recipe != "pipeline":
+        raise ConfigError(f"setup {setup.name}: a {setup.recipe} setup has no pipeline steps")
+    teacher_cfg = configs_dir / setup.teacher
+    t_out = output_dir_of(teacher_cfg)
+    root = str(Path(t_out).parent)
+    seed_set: list[str] = []
+    if seed is not None:
+        root = f"{root}_seed{seed}"
+        t_out = f"{root}/{Path(t_out).name}"
+        seed_set = ["--set", f"seed={seed}"]
+    kind = load_config(StudentConfig, configs_dir / setup.student).teacher.spec.split(":", 1)[0]
+    zero = f"{root}/zero_shot_test.json"
+    steps = [
+        _score("zero-shot", setup.zero_shot or "muse", zero),
+        Step("teacher", ["relkt.train_teacher", "--config", str(teacher_cfg), *_run_sets(seed_set, seed, t_out)]),
+        _score("teacher test", f"hub:{t_out}/best", f"{t_out}/test.json", f"{t_out}/best", card=True),
+    ]
+    students = [(c, output_dir_of(configs_dir / c)) for c in (setup.student, *setup.more_students)]
+    for config, out in students:
+        out = f"{root}/{Path(out).name}" if seed is not None else out
+        sets = ["--set", f"teacher.spec={kind}:{t_out}/best", *_run_sets(seed_set, seed, out)]
+        steps.append(
+            Step(f"student {Path(config).stem}", ["relkt.train_student", "--config", str(configs_dir / config), *sets])
+        )
+        steps.append(_score("student test", f"hub:{out}/best", f"{out}/test.json", f"{out}/best", card=True))
+        steps.append(_score("student last test", f"hub:{out}/last", f"{out}/test_last.json", f"{out}/last"))
+        if setup.interpolate:
+            steps.append(
+                Step(
+                    "interpolate",
+                    [
+                        "relkt.cli.interpolate",
+                        "--teacher",
+                        f"bert:{t_out}/best",
+                        "--student",
+                        f"bert:{out}/last",
+                        "--output",
+                        f"{out}/wise",
+                    ],
+                )
+            )
+            steps.append(_score("interpolated test", f"hub:{out}/wise", f"{out}/test_wise.json", f"{out}/wise"))
+    for config in setup.grow_students:
+        out = output_dir_of(configs_dir / config)
+        out = f"{root}/{Path(out).name}_e4" if seed is not None else f"{out}_e4"
+        sets = ["--set", f"teacher.spec={kind}:{t_out}/best", *_run_sets(seed_set, seed, out)]
+        sets += ["--set", f"output_dir={out}", "--set", "distill.epochs=4"]
+        steps.append(Step("grown student", ["relkt.train_student", "--config", str(configs_dir / config), *sets]))
+        steps.append(_score("grown student test", f"hub:{out}/best", f"{out}/test.json", f"{out}/best"))
+    return steps
+
+
+def _run_sets(seed_set: list[str], seed: int | None, out: str) -> list[str]:
+    return [*seed_set, "--set", f"output_dir={out}"] if seed is not None else []
+
+
+def run_steps(steps: Sequence[Step], dry_run: bool = False, log=print) -> list[str]:
+    """Run each step as `python -m ...` (or print it with `dry_run`), in order, stopping at the first that fails;
+    the results files of the score steps, for the comparison. A student's `last/` score is skipped when `last/` is
+    `best/` (the same files)."""
+    results: list[str] = []
+    for step in steps:
+        if step.name.endswith("last test") and _last_is_best(step.model):
+            continue
+        if dry_run:
+            log(step.shown())
+        elif step.output and not step.stale():
+            log(f"{step.name}: {step.output} is newer than its model; kept")
+        else:
+            log(f"\n== {step.name}: {step.shown()}")
+            done = subprocess.run([sys.executable, "-m", *step.argv])
+            if done.returncode != 0:
+                raise RelktError(f"step '{step.name}' failed (exit {done.returncode}): {step.shown()}")
+        results += step.then
+    return results
+
+
+def _last_is_best(last: str) -> bool:
+    """Whether a run's `last/` is its `best/` (the best evaluation was the last step): its summary says so."""
+    summary = Path(last).parent / "summary.json"
+    try:
+        s = json.loads(summary.read_text())
+        return s["best"]["step"] == s["steps"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
