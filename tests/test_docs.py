@@ -67,3 +67,53 @@ def test_the_readme_is_a_landing_page_whose_numbers_link_to_their_chapters():
         for cell in (setup, result):
             assert not re.search(r"\b20\d\d-\d\d-\d\d\b", cell), f"a date in the README's table: {cell}"
             assert not re.search(r"\bat [0-9a-f]{7,40}\b", cell), f"a commit in the README's table: {cell}"
+
+
+def test_the_results_index_is_short_lines_without_issue_numbers():
+    index = (ROOT / "docs" / "results" / "README.md").read_text(encoding="utf-8")
+    long = [line[:60] for line in index.splitlines() if len(line) > 200]
+    assert not long, f"docs/results/README.md: lines over 200 characters: {long}"
+    assert not re.search(r"#\d+\b", index), "an issue number a reader of the repository cannot open"
+    listed = set(re.findall(r"\]\(([a-z_]+\.md)\)", index))
+    chapters = {p.name for p in (ROOT / "docs" / "results").glob("*.md")} - {"README.md"}
+    assert listed == chapters, f"chapters not in the index: {sorted(chapters - listed)}"
+
+
+COMMAND = re.compile(
+    r"(?:(?<!from )(?<![\w.])relkt (?P<cmd>[a-z][a-z-]*))|(?:python -m (?P<module>relkt[\w.]*))"
+    r"|(?P<path>(?:trainers|benchmarks)/[\w./-]+\.(?:py|sh))"
+)
+
+
+def quoted_commands(text: str) -> list[re.Match]:
+    """Commands in code: fenced blocks and `inline` spans."""
+    code = re.findall(r"```.*?```", text, re.S) + re.findall(r"`[^`\n]+`", text)
+    return [m for block in code for m in COMMAND.finditer(block)]
+
+
+def runnable(module: str) -> bool:
+    """Whether `python -m module` runs something: a module with a `__main__` block, or a package with __main__.py."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return False
+    source = Path(spec.origin)
+    if source.name == "__init__.py":
+        source = source.parent / "__main__.py"
+    return source.exists() and "__main__" in source.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_command_a_doc_quotes_names_what_exists(path):
+    from relkt.cli.__main__ import COMMANDS
+
+    missing = []
+    for m in quoted_commands(path.read_text(encoding="utf-8")):
+        if m["cmd"] and m["cmd"] not in COMMANDS:
+            missing.append(f"relkt {m['cmd']}")
+        if m["module"] and not runnable(m["module"].rstrip(".")):
+            missing.append(f"python -m {m['module']}")
+        if m["path"] and not (ROOT / m["path"]).exists():
+            missing.append(m["path"])
+    assert not missing, f"{path.relative_to(ROOT)} quotes commands that do not exist: {sorted(set(missing))}"
