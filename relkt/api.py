@@ -14,6 +14,8 @@ command) parse their flags into these same calls.
 | teaching languages | `teach(TeachRequest(...))` | `TeachResult` |
 | WiSE-FT interpolation | `interpolate(InterpolateRequest(...))` | `InterpolateResult` |
 | results side by side | `compare(paths, against, unit)` | the Markdown comparison (`str`) |
+| a setup end to end | `reproduce(name, setups, seed, dry_run)` | the exit code of what ran |
+| the setups | `setups(path)` | the listing (`str`), recommended first |
 
     from relkt import api
 
@@ -37,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from relkt.config import StudentConfig, TeacherConfig, run_config
+from relkt.config import PoolSection, StudentConfig, TeacherConfig, run_config
 from relkt.config.config_io import as_overrides, checked
 from relkt.errors import ConfigError
 from relkt.io import trusting_models
@@ -46,11 +48,13 @@ from relkt.jobs.coverage import run as _coverage
 from relkt.jobs.interpolate import interpolate as _interpolate
 from relkt.jobs.requests import AuditRequest, CoverageRequest, InterpolateRequest, PoolRequest, TeachRequest
 from relkt.jobs.results import AuditResult, CoverageResult, InterpolateResult, RunResult, TeachResult
-from relkt.jobs.scoring import Evaluation
+from relkt.jobs.scoring import Evaluation, TextEncoder
 from relkt.jobs.scoring import score as _score
 from relkt.jobs.teach import teach as _teach
 from relkt.recipes.comparison import comparison
 from relkt.recipes.crossval import CrossValidation, CrossvalResult
+from relkt.recipes.reproduce import reproduce as _reproduce
+from relkt.recipes.reproduce import setups_listing
 
 __all__ = [
     "AuditRequest",
@@ -70,6 +74,8 @@ __all__ = [
     "config",
     "coverage",
     "cross_validate",
+    "reproduce",
+    "setups",
     "interpolate",
     "score",
     "teach",
@@ -135,7 +141,12 @@ def train_student(config: StudentConfig, trust_model: bool = False, **given: Any
 
 
 def score(
-    encoder: Any, data: Any = None, split: str = "test", *, trust_model: bool = False, **options: Any
+    encoder: str | TextEncoder,
+    data: PoolSection | None = None,
+    split: str = "test",
+    *,
+    trust_model: bool = False,
+    **options: Any,
 ) -> Evaluation:
     """Score an encoder on one split of a QA source (relkt.jobs.scoring.score: `options` are its langs,
     xx_en_units, max_length, corpus_dir, batch_size, progress, output). `trust_model`: load a model folder whose
@@ -210,3 +221,17 @@ def compare(
     if isinstance(paths, (str, Path)) or not all(isinstance(p, (str, Path)) for p in paths):
         raise ConfigError(f"paths: expected a list of results files, got {paths!r}")
     return comparison(paths, against=against, unit=unit, bootstrap=bootstrap, seed=seed)
+
+
+def reproduce(
+    name: str, setups: str | Path = "configs/setups.yaml", seed: int | None = None, dry_run: bool = False
+) -> int:
+    """Run the setup `name` of the setups file end to end (relkt.recipes.reproduce), from the checkout's root."""
+    _expect(name, str, "name", "a setup's name")
+    _expect(seed, (int, type(None)), "seed", "a whole number or None")
+    return _reproduce(name, Path(setups), seed, dry_run)
+
+
+def setups(path: str | Path = "configs/setups.yaml") -> str:
+    """Every setup of the setups file with its status, recipe and configs, the recommended first."""
+    return setups_listing(Path(path))

@@ -11,7 +11,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -111,7 +111,7 @@ def atomic_write_npz(path: str | Path, **arrays: np.ndarray) -> Path:
     return Path(path)
 
 
-def json_text(obj: Any) -> str:
+def json_text(obj: object) -> str:
     """How relkt writes JSON results: indented, UTF-8 as is, and strict: a NaN or an infinity is a NonFiniteError
     naming its key (strict parsers reject the bare `NaN` token; a number that cannot be scored is left out and named
     by the code that scores it, never written)."""
@@ -133,7 +133,7 @@ def _non_finite(obj: Any, at: str) -> str | None:
     return None
 
 
-def atomic_write_json(path: str | Path, obj: Any) -> Path:
+def atomic_write_json(path: str | Path, obj: object) -> Path:
     return atomic_write_text(path, json_text(obj))
 
 
@@ -312,7 +312,9 @@ def json_keys(path: str | Path) -> set[str]:
     return set(data) if isinstance(data, dict) else set()
 
 
-def claim_file(path: str | Path, ours: Any, what: str = "result", below: str | Path | None = None) -> Path:
+def claim_file(
+    path: str | Path, ours: Callable[[Path], bool], what: str = "result", below: str | Path | None = None
+) -> Path:
     """Check that relkt may write the file `path`: it does not exist, or `ours(path)` says relkt wrote it; not a link
     (nor a folder between `below` and it), not inside a live run folder. Removes the leftovers of an interrupted
     write of it. A WriteError otherwise."""

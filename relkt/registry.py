@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any
 
 from relkt.errors import ConfigError
 
@@ -19,7 +18,7 @@ class Registry(dict):
         super().__init__()
         self.what, self.package, self._loaded, self._loading = what, package, False, False
 
-    def add(self, name: str, entry: Any, cls: type) -> None:
+    def add(self, name: str, entry: object, cls: type) -> None:
         """`entry` under `name`, the name the entry declares; a name another class holds is refused in one line
         (ConfigError), whoever registers it and whatever its class is called: no entry shadows another. The same
         class again (its module imported twice, by the same dotted name) replaces it."""

@@ -28,7 +28,10 @@ from relkt.config.student_config import (
 )
 from relkt.config.teacher_config import MiningSection, TeacherConfig, TripletSection
 
+StageConfig = TeacherConfig | StudentConfig  # a trainer's whole config, either stage
+
 __all__ = [
+    "StageConfig",
     "DataSection",
     "DistillSection",
     "DistributeSection",

@@ -12,12 +12,15 @@ import types
 import typing
 from collections.abc import Sequence
 from pathlib import Path, PurePath
-from typing import Any, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
 
 import yaml
 
 from relkt.errors import ConfigError
 from relkt.io import atomic_write_text
+
+if TYPE_CHECKING:  # typeshed's protocol of a dataclass instance (a config), for the annotations alone
+    from _typeshed import DataclassInstance
 
 T = TypeVar("T")
 
@@ -139,7 +142,7 @@ def as_overrides(settings: dict[str, Any]) -> list[str]:
     """{dotted key: value} as `--set KEY=VALUE` strings, each value one line of YAML, as `--set` reads it back; a path
     is its string, any other value YAML cannot hold is one ConfigError naming its key."""
 
-    def plain(value: Any) -> Any:
+    def plain(value: object) -> object:
         if isinstance(value, PurePath):
             return str(value)
         if isinstance(value, dict):
@@ -281,14 +284,14 @@ def checked(config: T) -> T:
         raise ConfigError(f"config (as changed after loading): {e}") from None
 
 
-def to_dict(config: Any) -> dict:
+def to_dict(config: DataclassInstance) -> dict:
     return dataclasses.asdict(config)
 
 
-def config_yaml(config: Any) -> str:
+def config_yaml(config: DataclassInstance) -> str:
     """The resolved config as YAML: every key, defaults and `base` chain filled in (what a run folder stores)."""
     return yaml.safe_dump(to_dict(config), sort_keys=False, allow_unicode=True)
 
 
-def save_config(config: Any, path: str | Path) -> Path:
+def save_config(config: DataclassInstance, path: str | Path) -> Path:
     return atomic_write_text(path, config_yaml(config))

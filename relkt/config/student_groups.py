@@ -56,7 +56,7 @@ class StudentGroup:
         return as_overrides(fixed)
 
 
-def read_student_groups(raw: Any, where: str) -> tuple[StudentGroup, ...]:
+def read_student_groups(raw: object, where: str) -> tuple[StudentGroup, ...]:
     """The groups of a `student_groups` mapping, checked: each names languages, no language is in two groups, a
     group's `set` leaves the keys the group owns alone. `where` names the file and entry in errors."""
     if raw is None or raw == {}:

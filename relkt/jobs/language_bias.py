@@ -25,6 +25,7 @@ from relkt.data.parallel_corpus import pair_languages
 from relkt.data.text import normal_text
 from relkt.errors import ConfigError
 from relkt.jobs.interpolate import claim_export_dir
+from relkt.metrics.evaluator import TextEncoder
 
 log = logging.getLogger("relkt.language_bias")
 
@@ -32,7 +33,7 @@ PAIRS_PER_LANG = 1000  # sentences a language's mean is taken over
 
 
 def fit_language_subspace(
-    encoder: Any,
+    encoder: TextEncoder,
     pairs_dir: str,
     langs: Sequence[str] | None,
     rank: int,

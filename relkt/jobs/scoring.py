@@ -25,13 +25,14 @@ import numpy as np
 from relkt.config import PoolSection
 from relkt.config.config_io import read_config_file
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
+from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
 from relkt.data.text import is_lang_code, normal_text
 from relkt.errors import ConfigError, DataError
 from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_keys, json_text, live_run_holding
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
-from relkt.metrics.evaluator import EncodingCache, run_evaluators
+from relkt.metrics.evaluator import EncodingCache, TextEncoder, run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
@@ -66,7 +67,7 @@ class Evaluation:
 
 
 def score(
-    encoder: Any,
+    encoder: str | TextEncoder,
     data: PoolSection | None = None,
     split: str = "test",
     langs: Sequence[str] | None = None,
@@ -186,21 +187,21 @@ def score(
 
 
 def check_score_arguments(
-    langs: Any,
-    xx_en_units: Any,
-    max_length: Any,
-    corpus_dir: Any,
-    corpus_dev_pairs: Any,
-    batch_size: Any,
-    progress: Any,
-    output: Any,
+    langs: object,
+    xx_en_units: object,
+    max_length: object,
+    corpus_dir: object,
+    corpus_dev_pairs: object,
+    batch_size: object,
+    progress: object,
+    output: object,
 ) -> None:
     """One ConfigError naming the first of `score`'s arguments whose type or range cannot mean anything."""
 
-    def whole(value: Any, low: int) -> bool:
+    def whole(value: object, low: int) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
-    def codes(value: Any) -> bool:
+    def codes(value: object) -> bool:
         return not isinstance(value, str) and isinstance(value, Sequence) and all(isinstance(x, str) for x in value)
 
     checks = [
@@ -218,7 +219,7 @@ def check_score_arguments(
             raise ConfigError(f"{name}: expected {what}, got {type(value).__name__} {value!r}")
 
 
-def check_bias_arguments(language_pairs: Any, rank: Any, means: Any) -> None:
+def check_bias_arguments(language_pairs: object, rank: object, means: object) -> None:
     """One ConfigError naming the first language-bias argument that cannot mean anything."""
     if language_pairs is not None and not isinstance(language_pairs, (str, Path)):
         raise ConfigError(f"language_pairs: expected a folder of pair files or None, got {language_pairs!r}")
@@ -233,8 +234,15 @@ def check_bias_arguments(language_pairs: Any, rank: Any, means: Any) -> None:
 
 
 def without_language_bias(
-    encoder: Any, pool: Any, units: dict, with_context: bool, pairs: str, rank: int, means: bool, batch_size: int
-) -> tuple[Any, dict]:
+    encoder: TextEncoder,
+    pool: LareqaPool,
+    units: dict[str, EnglishAnswerUnits],
+    with_context: bool,
+    pairs: str,
+    rank: int,
+    means: bool,
+    batch_size: int,
+) -> tuple[TextEncoder, dict]:
     """`encoder` wrapped to remove the language bias learned from `pairs` (never the pool's texts), and the record
     the results' setup keeps of it."""
     from relkt.jobs.language_bias import LanguageBiasRemoved, fit_language_subspace  # deferred: beside scoring
@@ -253,7 +261,7 @@ def without_language_bias(
     return LanguageBiasRemoved(encoder, space, texts, means, rank > 0), record
 
 
-def scoring_encoder(encoder: Any, max_length: int | None = None) -> tuple[Any, str]:
+def scoring_encoder(encoder: str | TextEncoder, max_length: int | None = None) -> tuple[TextEncoder, str]:
     """`encoder` built for scoring when it is a spec (frozen; whole texts for a kind that reads them whole, unless
     `max_length`), and the name its results give it: the spec, else a built encoder's `spec` or class name."""
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
@@ -289,7 +297,7 @@ def as_relkt_export(spec: str) -> str:
     return f"{own}:{arg}" if own in ("muse", "bert") else spec
 
 
-def score_sources(encoder: Any, sources: Sequence[PoolSection], max_length: int | None = None, **options):
+def score_sources(encoder: str | TextEncoder, sources: Sequence[PoolSection], max_length: int | None = None, **options):
     """`score` on each of `sources` in turn (an Evaluation each, yielded as it is done), the encoder built once:
     `options` are `score`'s (split, langs, xx_en_units ...); each result names the spec it was built from."""
     built, spec = scoring_encoder(encoder, max_length)

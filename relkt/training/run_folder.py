@@ -14,7 +14,7 @@ from typing import Any
 import keras
 import yaml
 
-from relkt.config import save_config, to_dict
+from relkt.config import StageConfig, save_config, to_dict
 from relkt.config.config_io import upgraded
 from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
@@ -77,7 +77,7 @@ def _changed_on_resume(key: str, before: Any, now: Any, growable: set[str]) -> b
     return not (key in CHECKED_BY_FINGERPRINT and _same_kind(before, now))
 
 
-def prepare_output_dir(config: Any, write: bool = True) -> Path:
+def prepare_output_dir(config: StageConfig, write: bool = True) -> Path:
     """Create the run folder and write config.yaml; a run that has trained (a checkpoint exists) must have the same
     config (re-running the same command resumes it; a changed setting needs a new output_dir), except that
     its epoch counts may grow (`--set distill.epochs=4` trains a finished 2-epoch run two epochs more) and its
@@ -149,7 +149,7 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
     atomic_write_json(path, current)
 
 
-def data_fingerprints(config: Any) -> dict[str, dict]:
+def data_fingerprints(config: StageConfig) -> dict[str, dict]:
     """`data/{file}`: size and hash of each QA file the run reads (`languages_read`) of its training source."""
     source = train_source(config.data, download=False)
     langs = languages_read(config.data, config.eval) if source.format == "squad" else None
@@ -195,7 +195,7 @@ def log_to_file(out: Path) -> logging.Handler:
     return handler
 
 
-def writes_run_folder(config: Any) -> bool:
+def writes_run_folder(config: StageConfig) -> bool:
     """Whether this process writes the run folder: always, except the non-chief workers of a multi-worker run
     (they write scratch folders; see RunHarness), read off TF_CONFIG as tf.distribute reads it."""
     if config.distribute.strategy != "multi_worker":
@@ -264,7 +264,7 @@ def _empty_again(out: Path) -> None:
             p.unlink(missing_ok=True)
 
 
-def record_data_dir(config: Any) -> None:
+def record_data_dir(config: StageConfig) -> None:
     """Name the training source's folder in the config the run saves, when the config left it to $RELKT_DATA_DIR or
     the cache: a later shell (evaluate --config RUN, a resume, a report) finds the run's data without them."""
     data = getattr(config, "data", None)

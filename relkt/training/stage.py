@@ -12,14 +12,14 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from relkt.config import to_dict
+from relkt.config import StageConfig, to_dict
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import dev_pool, train_source
 from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator
 from relkt.encoders.sentence_encoder import QuietEncoder
 from relkt.errors import CheckpointError, Interrupted, is_interrupt
 from relkt.metrics import LareqaEvaluator, XxEnUnitEvaluator
-from relkt.metrics.evaluator import Evaluator
+from relkt.metrics.evaluator import Evaluator, TextEncoder
 from relkt.training.distribute import make_strategy, set_precision, worker
 from relkt.training.run_folder import run_trainer
 from relkt.training.run_harness import RunHarness
@@ -42,7 +42,7 @@ class Stage:
         return run_trainer(cls, config, **given)
 
 
-def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
+def start_run(config: StageConfig) -> tuple[tf.distribute.Strategy, bool]:
     """The run's strategy (made first: multi-worker collectives are set up at startup), precision policy and
     seed; returns (strategy, whether this process is the chief)."""
     strategy = make_strategy(config.distribute)
@@ -53,7 +53,7 @@ def start_run(config: Any) -> tuple[tf.distribute.Strategy, bool]:
 
 
 def stage_harness(
-    config: Any,
+    config: StageConfig,
     encoder,
     optimizer,
     chief: bool,
@@ -84,7 +84,7 @@ def stage_harness(
     )
 
 
-def dev_evaluators(config: Any, encoder) -> list[Evaluator]:
+def dev_evaluators(config: StageConfig, encoder: TextEncoder) -> list[Evaluator]:
     """The dev metrics the config asks for, as a list of evaluators: LAReQA and XX->EN over the run's dev split
     (`lareqa/...`, `xx_en/...`, `bitext/...`), and with `eval.xx_en_units` the dev questions ranking every English
     unit of the data set, read whole (`reading_whole` on `encoder`) as relkt evaluate reads them."""
