@@ -425,7 +425,7 @@ def test_crossval_trains_a_student_per_group_and_scores_each_language_with_its_o
     )
     groups = {"a": {"langs": ["en", "de"]}, "b": {"langs": ["th"], "set": {"distill.beta": 0.5}}}
     setups = tmp_path / "setups.yaml"
-    entry = {"recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
+    entry = {"status": "ablation", "recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
     setups.write_text(yaml.safe_dump({"grouped": {**entry, "student_groups": groups}}))
     out = tmp_path / "cv"
     argv = ["--setup", "grouped", "--setups-file", str(setups), "--output", str(out), "--only-folds", "0"]
@@ -473,7 +473,7 @@ def test_crossval_refuses_a_scored_language_in_no_group_before_training(tmp_path
     teacher = tiny_config(tmp_path / "t", data)
     student = student_config(tmp_path / "s", data, tmp_path / "t" / "run" / "best")
     setups = tmp_path / "setups.yaml"
-    entry = {"recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
+    entry = {"status": "ablation", "recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
     setups.write_text(yaml.safe_dump({"grouped": {**entry, "student_groups": {"a": {"langs": ["en", "de"]}}}}))
     argv = ["--setup", "grouped", "--setups-file", str(setups), "--output", str(tmp_path / "cv")]
     assert trainer_script("crossval").main(argv) == 2
@@ -496,7 +496,7 @@ def test_group_students_trains_each_group_from_one_teacher_and_combines_their_sc
     student = student_config(tmp_path / "s", data, tmp_path / "t" / "run" / "best", **changes)
     setups = tmp_path / "setups.yaml"
     groups = {"a": {"langs": ["en", "de"]}, "b": {"langs": ["th"], "set": {"distill.gamma": 1.0}}}
-    entry = {"recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
+    entry = {"status": "ablation", "recipe": "crossval", "folds": 2, "teacher": str(teacher), "student": str(student)}
     setups.write_text(yaml.safe_dump({"grouped": {**entry, "student_groups": groups}}))
     out = tmp_path / "students"
     argv = ["--setup", "grouped", "--setups-file", str(setups), "--output", str(out)]

@@ -256,7 +256,7 @@ def test_zero_shot_muse_article_p1_is_within_5_points_of_the_paper(shared_xquad_
     from relkt.errors import EncoderError
     from relkt.metrics import XxEnUnitEvaluator
 
-    paper = yaml.safe_load((Path(__file__).parents[1] / "relkt" / "recipes" / "cl_relkt_paper.yaml").read_text())
+    paper = yaml.safe_load((Path(__file__).parents[2] / "relkt" / "recipes" / "cl_relkt_paper.yaml").read_text())
     try:
         encoder = build_encoder("muse", trainable=False, max_length=8192)
     except EncoderError as e:

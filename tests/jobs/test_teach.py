@@ -108,7 +108,7 @@ def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
     assert "Wall time: student" in report and "## Language coverage" in report
     assert (out / "coverage" / "coverage.png").stat().st_size > 0
     # fi's rows train at the rate, the rest (German's rows among it) at the recipe's 0.005 x: fi's figures move.
-    # (Rows alone leave a control bit-identical: tests/test_train_student.py.)
+    # (Rows alone leave a control bit-identical: tests/stages/test_train_student.py.)
     assert "rest_lr_multiplier: 0.005" in config
     de, fi, zh = ({name: cov["figures"][name][lang]["pairs"] for name in cov["figures"]} for lang in ("de", "fi", "zh"))
     assert fi["student"] != fi["zero-shot"] and set(de) == {"zero-shot", "student"}

@@ -422,7 +422,7 @@ def test_a_real_sigint_stops_training_with_one_line_and_exit_130(synthetic_data,
         text=True,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
         # A shell's background job inherits SIGINT ignored, and Python then never raises KeyboardInterrupt: give
         # the trainer the disposition a terminal's Ctrl-C meets.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),

@@ -20,7 +20,7 @@ from relkt.stages.student_trainer import StudentTrainer
 from tests.helpers.data import write_corpus
 from tests.helpers.runs import kill_mid_epoch, student_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

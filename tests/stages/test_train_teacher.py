@@ -11,7 +11,7 @@ from relkt.cli import train_teacher
 from relkt.stages.teacher_trainer import TeacherTrainer
 from tests.helpers.runs import kill_mid_epoch, tiny_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path):
