@@ -113,7 +113,9 @@ def test_group_students_refuses_every_group_before_the_first_trains(
     cfg = student_config(tmp_path / "cfg", tiny_data, ngram_teacher)
     setups = tmp_path / "cfg" / "setups.yaml"
     setups.write_text(
-        yaml.safe_dump({"g": {"status": "ablation", "recipe": "script", "script": "trainers/reproduce.sh", "student": cfg.name}})
+        yaml.safe_dump(
+            {"g": {"status": "ablation", "recipe": "script", "script": "trainers/reproduce.sh", "student": cfg.name}}
+        )
     )
     raw = yaml.safe_load(setups.read_text())
     raw["g"]["student_groups"] = groups
