@@ -203,7 +203,9 @@ def run(args) -> int:
             if args.config and not args.encoder:
                 card_of = Path(args.config).parent / "best"
             if card_of and each is sources[0] and args.split == "test":
-                named = ["--encoder", args.encoder, "--card"] if args.encoder else ["--config", args.config]
+                named = ["--config", args.config]
+                if args.encoder:  # the data named, whether a flag or RELKT_DATA_DIR gave it
+                    named = ["--encoder", args.encoder, "--data-dir", result.results["setup"]["source"], "--card"]
                 command = shlex.join(["relkt", "evaluate", *named, "--split", "test", "--output", output])
                 card = card_with_test(card_of, result, command)
                 print(f"wrote {shown(card)} (the model card, with these test scores)")

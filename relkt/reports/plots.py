@@ -140,8 +140,9 @@ def curves_figure(history: list[dict], primary_metric: str, title: str, train_lo
     if per_lang:
         ax = fig.add_subplot(grid[row, :])
         ax.set_gid("languages")
-        for lang, values in per_lang.items():
-            ax.plot(steps, values, marker="o", ms=2, label=lang)
+        palette = plt.get_cmap("tab10" if len(per_lang) <= 10 else "tab20")  # one colour a language
+        for k, (lang, values) in enumerate(per_lang.items()):
+            ax.plot(steps, values, marker="o", ms=2, label=lang, color=palette(k % palette.N))
         ax.set_ylabel(f"dev {family}\nby language", fontsize=8)
         ax.legend(fontsize=7, ncol=max(1, -(-len(per_lang) // 8)), loc="upper left", bbox_to_anchor=(1.01, 1.0))
         row += 1

@@ -409,7 +409,8 @@ def test_card_puts_the_test_scores_into_the_scored_exports_model_card(synthetic_
     assert evaluate.main(["--encoder", f"hub:{best}", *flags, "--card"]) == 0
     card = (best / "README.md").read_text(encoding="utf-8")
     mAP = json.loads(out.read_text())["lareqa"]["mAP"]
-    assert f"| lareqa/mAP | {mAP:.4f} |" in card and f"--encoder hub:{best} --card --split test" in card
+    assert f"| lareqa/mAP | {mAP:.4f} |" in card
+    assert f"--encoder hub:{best} --data-dir {synthetic_data} --card --split test" in card
     assert "the model card, with these test scores" in capsys.readouterr().out
 
     for argv, message in (
