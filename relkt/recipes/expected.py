@@ -14,10 +14,11 @@ MODELS = ("zero_shot", "teacher", "student")
 
 
 def figure(results: dict, name: str) -> float:
-    """`lareqa/LANG/mAP` or `xx_en/LANG/P@1` (in %) from a relkt evaluate results JSON."""
+    """`lareqa/LANG/mAP` (`lareqa/all/mAP`: the pool's) or `xx_en/LANG/P@1`, in %, from a relkt evaluate results
+    JSON."""
     family, lang, metric = name.split("/")
     if family == "lareqa":
-        return 100 * results["lareqa"]["per_language"][lang][metric]
+        return 100 * (results["lareqa"][metric] if lang == "all" else results["lareqa"]["per_language"][lang][metric])
     return 100 * results[family][lang][metric]
 
 
