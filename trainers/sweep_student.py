@@ -21,7 +21,9 @@ import sys
 from pathlib import Path
 
 from relkt.cli import train_student
+from relkt.cli.common import run_cli
 from relkt.config import StudentConfig, load_config
+from relkt.errors import ConfigError
 from relkt.io import atomic_write_json, atomic_write_text
 
 
@@ -30,17 +32,22 @@ def parse_grid(items: list[str]) -> dict[str, list[str]]:
     for item in items:
         key, sep, values = item.partition("=")
         if not sep or not values:
-            raise SystemExit(f"--grid {item!r}: expected key=v1,v2,...")
+            raise ConfigError(f"--grid {item!r}: expected key=v1,v2,...")
         grid[key] = values.split(",")
     return grid
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(prog="python trainers/sweep_student.py", description=__doc__.split("\n")[0])
     p.add_argument("--config", required=True)
     p.add_argument("--set", action="append", default=[], help="fixed overrides for every run")
     p.add_argument("--grid", action="append", default=[], help="key=v1,v2,... (repeat for more keys)")
     args = p.parse_args(argv)
+    return run_cli(lambda: sweep(args), verbose=False)
+
+
+def sweep(args: argparse.Namespace) -> int:
+    """One student a combination of the grid, then the table of their best dev metrics."""
     grid = parse_grid(args.grid)
     base = load_config(StudentConfig, args.config, args.set)
     root = Path(base.output_dir) / "sweep"
