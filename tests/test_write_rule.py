@@ -106,3 +106,57 @@ def test_a_killed_set_of_writes_is_refused_when_read_and_its_leftovers_cleaned(t
     leftover.write_text("half")
     claim_dir(out, "coverage")
     assert not leftover.exists() and (out / "report.json").exists()
+
+
+def test_each_command_refuses_the_places_it_once_wrote_over(tiny_data, tmp_path, capsys):
+    """The four losses and the write outside, through the commands themselves: one `error:` line, nothing changed."""
+    from relkt.cli import coverage, evaluate, interpolate, teach
+    from tests.helpers.data import write_corpus
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("seed: 0\n")
+    mine = user_folder(tmp_path / "mine")
+    report = tmp_path / "reports"
+    report.mkdir()
+    (report / "report.md").write_text("my own notes\n")
+    elsewhere = user_folder(tmp_path / "elsewhere")
+    out = claim_dir(tmp_path / "teach", "teach")  # relkt's own output folder, from an earlier teach
+    os.symlink(elsewhere, out / "coverage")  # and a link where teach writes its coverage report
+    pairs = tmp_path / "pairs"
+    write_corpus(pairs, "de", 40)
+    before = {p: snapshot(p) for p in (run, mine, report, elsewhere)}
+    commands = [
+        (
+            evaluate,
+            ["--encoder", "ngram", "--data-dir", str(tiny_data), "--output", str(run / "config.yaml")],
+            "exists",
+        ),
+        (
+            interpolate,
+            ["--teacher", "muse", "--student", "muse", "--data-dir", str(tiny_data), "--output", str(mine)],
+            "not a relkt export",
+        ),
+        (coverage, ["--encoder", "a=ngram", "--data-dir", str(tiny_data), "--output", str(report)], "did not write"),
+        (
+            teach,
+            [
+                "--langs",
+                "de",
+                "--pairs-dir",
+                str(pairs),
+                "--qa-dir",
+                str(tiny_data),
+                "--set",
+                "data.corpus_dev_pairs=10",
+                "--output",
+                str(out),
+            ],
+            "link",
+        ),
+    ]
+    for command, argv, why in commands:
+        assert command.main(argv) in (1, 2), command.__name__  # a refused write: 1, as any write that cannot be
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: ") and why in err[0], (command.__name__, err)
+    assert {p: snapshot(p) for p in before} == before
