@@ -99,12 +99,9 @@ def test_every_config_resolves_to_what_it_was_before_bases(before):
 
 def test_configs_stay_small():
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "configs").rglob("*.yaml"))
-    # A variant writes only what it changes from its base; bases are at most two levels deep (#58), so a variant of a
-    # variant spells out what its parent changed: the bound grew from 450 when the chains were flattened, to 560
-    # with paper_scale_muse, to 605 with its three students (each spells out paper_muse's student, two deep), and to
-    # 625 with the in-batch teachers (the aligned one spells out its parent's changes, two deep), and to 645 when the
-    # quickstart took the recommended recipe (spelled out two deep) and sparse_rows kept the quickstart teacher it used.
-    assert lines <= 645, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
+    # A variant writes only what it changes from its base; bases are at most two levels deep, so a variant of a
+    # variant spells out what its parent changed. The bound is a budget: raise it for a setup a chapter needs.
+    assert lines <= 650, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
 
 
 # The reference code's settings (2_use_finetune_teacher / 3_use_finetune_distillation .sh/.py), which both reference
