@@ -25,3 +25,9 @@ def chosen(value, found: Iterable[str]) -> list[str]:
 def named(value) -> list[str] | None:
     """The names a `Names` setting lists, or None when it says `all`."""
     return None if value == ALL else list(value)
+
+
+# The attribute by which an encoder carries the answer-context weight it learned (relkt.metrics.answer_context): set
+# by the teacher's in-batch model in training and by the loader of an export that records one; read by scoring,
+# online mining and the export.
+ANSWER_CONTEXT_WEIGHT = "answer_context_weight"

@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="encode candidates as sentence + context (default: off, or the --config run's)",
     )
     p.add_argument(
+        "--no-answer-context",
+        action="store_true",
+        help="score candidates as sentences alone even when the model learned to mix each with its paragraph "
+        "(in_batch.answer_context; default: mixed as the model was trained)",
+    )
+    p.add_argument(
         "--xx-en-unit",
         type=xx_en_units,
         default=list(UNITS),
@@ -190,6 +196,7 @@ def run(args) -> int:
         language_pairs=args.language_pairs,
         remove_language_subspace=args.remove_language_subspace,
         remove_language_means=args.remove_language_means,
+        answer_context=not args.no_answer_context,
     )
     for each, output, result in zip(sources, outputs, results):
         result.results["setup"]["config"] = args.config

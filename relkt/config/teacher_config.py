@@ -88,6 +88,12 @@ class InBatchSection:
     scale_trainable: bool = True  # LAReQA's trainable scale; false keeps `scale` fixed
     scale_learning_rate: float = field(default=1e-3, metadata=within(above=0))  # plain steps on the log scale
     symmetric: bool = False  # also each answer against the batch's questions, the two directions averaged
+    # answer context, learned: each candidate its sentence and its paragraph encoded apart, mixed by a learned weight
+    # (normalize(e(sentence) + w * e(paragraph))); the export carries w and scoring mixes the same way
+    answer_context: bool = False
+    context_weight: float = field(default=0.5, metadata=within(0))  # w at the start
+    context_trainable: bool = True  # false keeps `context_weight` fixed
+    context_learning_rate: float = field(default=1e-3, metadata=within(above=0))  # plain steps on w (kept >= 0)
 
     def validate(self) -> None:
         if self.chunk_size > self.batch_size:
@@ -147,6 +153,11 @@ class TeacherConfig:
             )
         if self.objective == "in_batch" and self.distribute.mixed_precision == "float16":
             raise ConfigError("objective: in_batch does not scale its loss for float16; use bfloat16 or none")
+        if self.objective == "in_batch" and self.in_batch.answer_context and self.data.with_context:
+            raise ConfigError(
+                "in_batch.answer_context mixes each sentence with its paragraph; data.with_context concatenates them "
+                "into one text: choose one"
+            )
         if self.align.pairs_dir and self.objective != "in_batch":
             raise ConfigError("align: the alignment task trains with the in-batch objective (objective: in_batch)")
         if self.schedule.decay != "none":  # the harness would refuse it at the first step; say so before training

@@ -21,15 +21,20 @@ from relkt.encoders.sentence_encoder import SentenceEncoder
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.errors import EncoderError, WriteError
 from relkt.io import fsync_tree, replace_dir, tf_reason, write_errors
+from relkt.names import ANSWER_CONTEXT_WEIGHT
 
 METADATA_FILE = "relkt.json"
 FORMAT = "relkt-encoder/1"
+# An export whose candidates mix sentence and paragraph (answer context) serves them here, as USE-QA names its own:
+# `hub.load(dir).response_encoder(sentences, paragraphs)`; questions go through `__call__`.
+RESPONSE_ENDPOINT = "response_encoder"
 
 
 def export_encoder(encoder: SentenceEncoder, path: str | Path, training: dict[str, Any] | None = None) -> Path:
     """Write `encoder` (tokenization included) as a SavedModel at `path`, atomically.
 
-    The SavedModel has a `__call__(tf.string[None]) -> float32[None, D]` endpoint and the
+    The SavedModel has a `__call__(tf.string[None]) -> float32[None, D]` endpoint (and `response_encoder(inputs,
+    context)` when the encoder learned an answer-context weight, recorded in `relkt.json`) and the
     `variables` / `trainable_variables` collections, like TF Hub's mUSE; `relkt.json` beside
     `saved_model.pb` records the encoder kind, dimension, how it was trained and the relkt version.
     Loading it needs `import tensorflow_text` first when the encoder tokenizes with TF Text ops
@@ -72,6 +77,21 @@ def _write_export(encoder: SentenceEncoder, tmp: Path, training: dict[str, Any] 
     archive = keras.export.ExportArchive()
     archive.track(encoder)
     archive.add_endpoint("__call__", serve, input_signature=[tf.TensorSpec([None], tf.string, name="inputs")])
+    weight = getattr(encoder, ANSWER_CONTEXT_WEIGHT, None)
+    if weight is not None:  # answer context learned: candidates are served mixed with their paragraphs
+        weight = float(weight.numpy() if hasattr(weight, "numpy") else weight)
+
+        def respond(inputs, context):
+            return tf.math.l2_normalize(serve(inputs) + tf.constant(weight, tf.float32) * serve(context), axis=-1)
+
+        archive.add_endpoint(
+            RESPONSE_ENDPOINT,
+            respond,
+            input_signature=[
+                tf.TensorSpec([None], tf.string, name="inputs"),
+                tf.TensorSpec([None], tf.string, name="context"),
+            ],
+        )
     archive.write_out(str(tmp), verbose=False)
     metadata = {
         "format": FORMAT,
@@ -81,6 +101,8 @@ def _write_export(encoder: SentenceEncoder, tmp: Path, training: dict[str, Any] 
         "exported": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "training": training or {},
     }
+    if weight is not None:
+        metadata["answer_context"] = {"weight": weight, "endpoint": RESPONSE_ENDPOINT}
     if hasattr(encoder, "export_config"):  # what `muse:DIR` rebuilds the architecture from
         metadata["config"] = encoder.export_config()
     max_length = max_length_of(encoder)

@@ -4,13 +4,17 @@ grows its vocabulary."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from pathlib import Path
 
 from relkt.encoders.encoder_kind import encoder_kinds, spec_usages
+from relkt.encoders.export import METADATA_FILE, read_metadata
 from relkt.encoders.muse_encoder import MuseEncoder
 from relkt.encoders.sentencepiece_extension import extend_sentencepiece_vocabulary
 from relkt.encoders.vocab_extension import NO_SPACE_SCRIPTS, VocabExtension, extend_vocabulary
 from relkt.errors import ConfigError, EncoderError, RelktError
+from relkt.names import ANSWER_CONTEXT_WEIGHT
 
 
 def build_encoder(spec: str, trainable: bool = True, **options):
@@ -32,7 +36,24 @@ def build_encoder(spec: str, trainable: bool = True, **options):
             f"options {options} of encoder {spec}: it cannot be built with them ({str(e).splitlines()[0]})"
         ) from None
     encoder.trainable = trainable
+    carry_answer_context(encoder, arg)
     return encoder
+
+
+def carry_answer_context(encoder, folder: str) -> None:
+    """An export that learned an answer-context weight (its `relkt.json`) hands it to the encoder built from it, so
+    scoring mixes candidates with their paragraphs as the model was trained to."""
+    if not folder or not Path(folder).expanduser().is_dir():
+        return
+    context = read_metadata(folder).get("answer_context")
+    if context is None:
+        return
+    weight = context.get("weight") if isinstance(context, dict) else None
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 0:
+        raise EncoderError(
+            f"{Path(folder) / METADATA_FILE}: answer_context.weight: expected a number >= 0, got {weight!r}"
+        )
+    setattr(encoder, ANSWER_CONTEXT_WEIGHT, float(weight))
 
 
 def _plain(value) -> bool:

@@ -8,6 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
+from relkt.names import ANSWER_CONTEXT_WEIGHT
 
 
 @keras.saving.register_keras_serializable(package="relkt")
@@ -22,6 +23,8 @@ class SubspaceRemovedEncoder(SentenceEncoder):
         if self.basis.ndim != 2 or self.basis.shape[1] != int(inner.dim):
             raise ValueError(f"basis: expected [rank, {inner.dim}], got {list(self.basis.shape)}")
         self.kind = f"{inner.kind}+subspace_removed"
+        if getattr(inner, ANSWER_CONTEXT_WEIGHT, None) is not None:  # the export keeps the learned answer context
+            setattr(self, ANSWER_CONTEXT_WEIGHT, getattr(inner, ANSWER_CONTEXT_WEIGHT))
 
     @property
     def dim(self) -> int:

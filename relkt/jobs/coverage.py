@@ -61,8 +61,7 @@ def analyse(name: str, encoder, pool, evaluator, args, out: Path) -> dict:
     cached = EncodingCache(encoder)
     evaluator(cached)  # the protocol; the bias analyses below read the same embeddings from the cache
     results = evaluator.last_results
-    q = cached.encode(pool.question_texts(), batch_size=evaluator.batch_size)
-    c = cached.encode(pool.candidate_texts(evaluator.with_context), batch_size=evaluator.batch_size)
+    q, c = evaluator.encode(cached)  # the embeddings the evaluator scored (candidates mixed if the model mixes them)
     langs, heat = limit_to_one_target(q, c, pool)
     _, dist = top_k_language_distribution(q, c, pool, k=args.top_k)
     pca_langs = [x for x in args.pca_langs if x in langs][:2]

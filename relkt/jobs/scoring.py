@@ -31,6 +31,7 @@ from relkt.data.selection import load_split, measured_split, scored_source
 from relkt.data.text import is_lang_code, normal_text
 from relkt.errors import ConfigError, DataError
 from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_keys, json_text, live_run_holding
+from relkt.metrics.answer_context import context_weight
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EncodingCache, TextEncoder, run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
@@ -81,6 +82,7 @@ def score(
     language_pairs: str | None = None,
     remove_language_subspace: int = 0,
     remove_language_means: bool = False,
+    answer_context: bool = True,
 ) -> Evaluation:
     """Score an encoder on one split of a QA source: LAReQA's pool and CL-ReLKT's XX->EN protocol.
 
@@ -103,6 +105,8 @@ def score(
             encoder (relkt.jobs.language_bias; pairs holding a text of the pool are dropped first), for:
         remove_language_subspace: that many shared language directions projected out of every embedding (LSAR).
         remove_language_means: each text less its language's mean embedding.
+        answer_context: a model that learned to mix each candidate with its paragraph (relkt.metrics.answer_context)
+            is scored mixed; False scores its candidates as sentences alone.
 
     Returns:
         An `Evaluation`: `results` (relkt evaluate's JSON layout), `per_question` (each question's scores, for
@@ -123,6 +127,8 @@ def score(
     settings.validate()
     check_score_arguments(langs, xx_en_units, max_length, corpus_dir, corpus_dev_pairs, batch_size, progress, output)
     check_bias_arguments(language_pairs, remove_language_subspace, remove_language_means)
+    if not isinstance(answer_context, bool):
+        raise ConfigError(f"answer_context: True or False, got {answer_context!r}")
     if output is not None:  # refused before the encoding, not after it
         claim_file(output, is_result_file, "results JSON")
         claim_file(per_question_path(Path(output)), is_per_question_file, "per-question file")
@@ -132,7 +138,9 @@ def score(
     units = english_units(source, xx_en_units, scored=[q.qas_id for q in pool.questions])
     encoder, spec = scoring_encoder(encoder, max_length)
     warn_cut_units(encoder, units)
-    evaluator = LareqaEvaluator(pool, with_context=settings.with_context, batch_size=batch_size)
+    evaluator = LareqaEvaluator(
+        pool, with_context=settings.with_context, batch_size=batch_size, answer_context=answer_context
+    )
     unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=batch_size)
     bias = None
     if language_pairs:
@@ -172,6 +180,8 @@ def score(
         # where the candidate sentences come from: the files' own sentence breaks, or relkt's splitter
         "sentence_splitter": SPLITTER if pool.split_by_relkt else "the source's sentence_breaks",
         "with_context": settings.with_context,
+        # the learned weight each candidate's paragraph was mixed in with (None: candidates as sentences alone)
+        "answer_context": context_weight(encoder) if answer_context else None,
         "max_length": getattr(encoder, "max_length", None),
         "xx_en_units": {unit: len(x.texts) for unit, x in units.items()},
         "corpus_dir": corpus_dir,
@@ -251,6 +261,7 @@ def without_language_bias(
     for c, text in zip(pool.candidates, pool.candidate_texts(with_context)):
         texts.setdefault(normal_text(text), c.lang)
         texts.setdefault(normal_text(c.sentence), c.lang)
+        texts.setdefault(normal_text(c.context), c.lang)  # a paragraph is a scored text when candidates are mixed
     for unit in units.values():
         texts.update({normal_text(t): "en" for t in unit.texts})
     space, learned = fit_language_subspace(encoder, str(pairs), pool.langs, rank, texts.keys(), batch_size=batch_size)

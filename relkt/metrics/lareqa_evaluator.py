@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.metrics.answer_context import context_weight, encode_candidates
 from relkt.metrics.embedding_checks import check_embeddings
 from relkt.metrics.evaluator import TextEncoder, register_evaluator
 from relkt.metrics.ranking import gold_matrix, gold_ranks, per_question_metrics, summarize
@@ -47,18 +48,25 @@ class LareqaEvaluator:
         xx_en: bool = True,
         bitext: bool = True,
         primary_metric: str = "lareqa/mAP",
+        answer_context: bool = True,
     ):
         self.pool, self.with_context, self.batch_size = pool, with_context, batch_size
+        self.answer_context = answer_context
         self.ks, self.map_ks, self.xx_en, self.bitext = tuple(ks), tuple(map_ks), xx_en, bitext
         self.primary_metric = primary_metric
         self.per_question: dict[str, np.ndarray] = {}
 
     def encode(self, encoder: TextEncoder) -> tuple[np.ndarray, np.ndarray]:
+        """The pool's question and candidate embeddings; candidates mixed with their paragraphs when the encoder
+        learned an answer-context weight and `answer_context` is on (relkt.encoders.answer_context)."""
         q = encoder.encode(self.pool.question_texts(), batch_size=self.batch_size, progress="questions")
-        c = encoder.encode(
-            self.pool.candidate_texts(self.with_context), batch_size=self.batch_size, progress="candidates"
-        )
-        return q, c
+        weight = context_weight(encoder) if self.answer_context else None
+        if weight is None:
+            texts = self.pool.candidate_texts(self.with_context)
+            return q, encoder.encode(texts, batch_size=self.batch_size, progress="candidates")
+        sentences = [c.sentence for c in self.pool.candidates]
+        contexts = [c.context for c in self.pool.candidates]
+        return q, encode_candidates(encoder, sentences, contexts, weight, self.batch_size, progress="candidates")
 
     def compute(self, question_emb: np.ndarray, candidate_emb: np.ndarray) -> dict:
         """Nested results: {"lareqa": {..., "per_language": {lang: {...}}}, "xx_en": {lang: {...}}}.

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from relkt.errors import DataError
+from relkt.metrics.answer_context import SUFFIX, context_weight, encode_candidates
 from relkt.metrics.ranking import gold_matrix
 from relkt.mining.bm25_negatives import Bm25Index, bm25_negatives
 from relkt.mining.online_mining import mine_negatives
@@ -23,8 +24,19 @@ class TripletNegatives:
     the negatives and the epoch's order through a checkpoint; everything else is rebuilt from the pool and seed.
     """
 
-    def __init__(self, pool, candidate_texts: list[str], triplet: Any, mining: Any, seed: int):
+    def __init__(
+        self,
+        pool,
+        candidate_texts: list[str],
+        triplet: Any,
+        mining: Any,
+        seed: int,
+        candidate_contexts: list[str] | None = None,
+    ):
+        """`candidate_contexts`: each candidate's paragraph, for an encoder that mixes answers with their context
+        (in-batch rows then carry `positive_context`, `negative_J_context`; online mining encodes mixed)."""
         self.triplet, self.mining, self.seed = triplet, mining, seed
+        self.c_contexts = None if candidate_contexts is None else np.array(candidate_contexts, dtype=object)
         positives = self.positives(pool, triplet.positives_per_question, seed, getattr(triplet, "pairing", "any"))
         self.anchor_q = np.array([i for i, g in enumerate(positives) for _ in g], dtype=np.int64)
         if not len(self.anchor_q):
@@ -86,7 +98,13 @@ class TripletNegatives:
         m, t = self.mining, self.triplet
         uniq_q, inverse = np.unique(self.anchor_q, return_inverse=True)
         q_emb = encoder.encode(self.q_texts[uniq_q].tolist(), batch_size=m.encode_batch_size)[inverse]
-        c_emb = encoder.encode(self.c_texts.tolist(), batch_size=m.encode_batch_size)
+        weight = context_weight(encoder) if self.c_contexts is not None else None
+        if weight is None:
+            c_emb = encoder.encode(self.c_texts.tolist(), batch_size=m.encode_batch_size)
+        else:  # the candidates as the model now scores them: each mixed with its paragraph
+            c_emb = encode_candidates(
+                encoder, self.c_texts.tolist(), self.c_contexts.tolist(), weight, m.encode_batch_size
+            )
         result = mine_negatives(
             q_emb, c_emb, self.anchor_pos, self.anchor_gold, t.margin, m.hard, m.semi_hard, t.distance, m.pick, rng
         )
@@ -124,8 +142,9 @@ class TripletNegatives:
 
     def in_batch_rows(self, anchors: np.ndarray, k: int) -> tuple[dict[str, list[str]], np.ndarray]:
         """The texts and ids of the in-batch objective's rows `anchors`: each question, its answer and its first `k`
-        negatives ("" where a slot is empty); ids (rows, 1 + k + G) as `InBatchSoftmaxLoss` reads them: the answer's
-        canonical id, the negatives' (-1: none), then the question's gold ids (padded with -2)."""
+        negatives ("" where a slot is empty), with their paragraphs when the candidates have them; ids (rows, 1 + k +
+        G) as `InBatchSoftmaxLoss` reads them: the answer's canonical id, the negatives' (-1: none), then the
+        question's gold ids (padded with -2)."""
         negatives = np.full((len(anchors), k), -1, dtype=np.int64)
         taken = min(k, self.n_slots)
         negatives[:, :taken] = self.negatives[anchors, :taken]
@@ -135,6 +154,10 @@ class TripletNegatives:
         }
         for j in range(k):
             texts[f"negative_{j}"] = [self.c_texts[n] if n >= 0 else "" for n in negatives[:, j]]
+        if self.c_contexts is not None:
+            texts[f"positive{SUFFIX}"] = self.c_contexts[self.anchor_pos[anchors]].tolist()
+            for j in range(k):
+                texts[f"negative_{j}{SUFFIX}"] = [self.c_contexts[n] if n >= 0 else "" for n in negatives[:, j]]
         negative_ids = np.where(negatives >= 0, self.canonical[np.maximum(negatives, 0)], -1)
         ids = np.concatenate(
             [self.canonical[self.anchor_pos[anchors]][:, None], negative_ids, self.anchor_gold_ids[anchors]], axis=1

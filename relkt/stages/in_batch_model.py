@@ -7,6 +7,8 @@ import tensorflow as tf
 
 from relkt.encoders.sentence_encoder import SentenceEncoder
 from relkt.losses.in_batch_softmax_loss import InBatchSoftmaxLoss
+from relkt.metrics.answer_context import SUFFIX
+from relkt.names import ANSWER_CONTEXT_WEIGHT
 
 # Ids at or past this one are translation pairs' English texts (the alignment task's rows), never a candidate's.
 PAIR_ID_START = 1 << 30
@@ -50,6 +52,12 @@ class InBatchModel(keras.Model):
 
     The scale is a variable beside the encoder (its log, so it stays positive), trained by plain gradient steps of
     `scale_learning_rate` when `scale_trainable`; the run's checkpoint carries it among the trainer's arrays.
+
+    With `answer_context` every answer and negative comes with its paragraph (the inputs `positive_context`,
+    `negative_J_context`): a candidate is `normalize(e(sentence) + w * e(paragraph))`, w a variable from
+    `context_weight`, trained like the scale (plain steps of `context_learning_rate`, kept >= 0) when
+    `context_trainable`. The encoder carries w (relkt.names.ANSWER_CONTEXT_WEIGHT), so dev scoring, online mining
+    and the export mix candidates the same way. A translation pair's English twin has no paragraph: its row is unmixed.
     """
 
     def __init__(
@@ -64,6 +72,10 @@ class InBatchModel(keras.Model):
         symmetric: bool = False,
         pair_id_start: int = PAIR_ID_START,
         pair_weight: float = 1.0,
+        answer_context: bool = False,
+        context_weight: float = 0.5,
+        context_trainable: bool = True,
+        context_learning_rate: float = 1e-3,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -73,27 +85,47 @@ class InBatchModel(keras.Model):
         self.scale_trainable, self.scale_learning_rate = bool(scale_trainable), float(scale_learning_rate)
         self.in_batch_loss = InBatchSoftmaxLoss(self.negatives_per_row, symmetric)
         self.log_scale = tf.Variable(tf.math.log(float(scale)), trainable=False, dtype=tf.float32, name="log_scale")
+        self.answer_context = bool(answer_context)
+        self.context_trainable, self.context_learning_rate = bool(context_trainable), float(context_learning_rate)
+        self.context_weight = None
+        if self.answer_context:
+            self.context_weight = tf.Variable(float(context_weight), trainable=False, name="context_weight")
+            setattr(encoder, ANSWER_CONTEXT_WEIGHT, self.context_weight)
+
+    @property
+    def candidate_names(self) -> list[str]:
+        return ["positive", *(f"negative_{j}" for j in range(self.negatives_per_row))]
 
     @property
     def input_names(self) -> list[str]:
-        return ["anchor", "positive", *(f"negative_{j}" for j in range(self.negatives_per_row))]
+        contexts = [f"{name}{SUFFIX}" for name in self.candidate_names] if self.answer_context else []
+        return ["anchor", *self.candidate_names, *contexts]
 
     def embeddings(self, x, training: bool = False) -> dict[str, tf.Tensor]:
         """The loss's inputs: questions, answers, the negatives row-major (row r's j-th at r * k + j), the scale."""
         emb = {name: self.encoder(x[name], training=training) for name in self.input_names}
         return self._pred(emb)
 
-    def _pred(self, emb: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+    def _mixed(self, emb: dict[str, tf.Tensor], name: str, has_context=None) -> tf.Tensor:
+        """Candidate `name`'s embedding: its sentence's, or mixed with its paragraph's (answer context)."""
+        if not self.answer_context:
+            return emb[name]
+        weight = tf.cast(self.context_weight, emb[name].dtype)
+        if has_context is not None:  # rows without a paragraph (translation pairs) stay unmixed
+            weight = weight * tf.cast(has_context, emb[name].dtype)[:, None]
+        return tf.math.l2_normalize(emb[name] + weight * emb[f"{name}{SUFFIX}"], axis=-1)
+
+    def _pred(self, emb: dict[str, tf.Tensor], has_context=None) -> dict[str, tf.Tensor]:
         k = self.negatives_per_row
         dim = tf.shape(emb["anchor"])[-1]
         negatives = (
-            tf.reshape(tf.stack([emb[f"negative_{j}"] for j in range(k)], axis=1), [-1, dim])
+            tf.reshape(tf.stack([self._mixed(emb, f"negative_{j}") for j in range(k)], axis=1), [-1, dim])
             if k
             else tf.zeros([0, dim], emb["anchor"].dtype)
         )
         return {
             "questions": emb["anchor"],
-            "answers": emb["positive"],
+            "answers": self._mixed(emb, "positive", has_context),
             "negatives": negatives,
             "scale": tf.exp(self.log_scale),
         }
@@ -101,28 +133,35 @@ class InBatchModel(keras.Model):
     def batch_loss(self, y, emb: dict[str, tf.Tensor]) -> tf.Tensor:
         """The rows' mean loss, a translation pair's row (its answer id at or past `pair_id_start`) weighted by
         `pair_weight`."""
-        per_row = self.in_batch_loss.call(y, self._pred(emb))
         pair = tf.cast(y[:, 0], tf.int64) >= self.pair_id_start
+        per_row = self.in_batch_loss.call(y, self._pred(emb, has_context=tf.logical_not(pair)))
         return tf.reduce_mean(per_row * tf.where(pair, self.pair_weight, 1.0))
 
-    def gradients(self, x, y) -> tuple[tf.Tensor, list, tf.Tensor]:
-        """(loss, the encoder's trainable variables' gradients, the log scale's gradient) of one batch."""
+    @property
+    def scalars(self) -> list[tf.Variable]:
+        """The variables beside the encoder that the loss reads: the log scale, the context weight."""
+        return [self.log_scale, *([self.context_weight] if self.answer_context else [])]
+
+    def gradients(self, x, y) -> tuple[tf.Tensor, list, list]:
+        """(loss, the encoder's trainable variables' gradients, the gradients of `scalars`) of one batch."""
+        scalars = self.scalars
         if not self.chunk_size:
             with tf.GradientTape() as tape:
-                tape.watch(self.log_scale)
+                tape.watch(scalars)
                 emb = {name: self.encoder(x[name], training=True) for name in self.input_names}
                 loss = self.batch_loss(y, emb)
             variables = self.encoder.trainable_variables  # read after a call: an encoder may build on its first
-            *grads, g_scale = tape.gradient(loss, [*variables, self.log_scale])
-            return loss, grads, g_scale
+            grads = tape.gradient(loss, [*variables, *scalars])
+            return loss, grads[: len(variables)], grads[len(variables) :]
         emb = {name: tf.stop_gradient(self.encoder(x[name], training=True)) for name in self.input_names}
         variables = self.encoder.trainable_variables
         with tf.GradientTape() as tape:
             tape.watch(list(emb.values()))
-            tape.watch(self.log_scale)
+            tape.watch(scalars)
             loss = self.batch_loss(y, emb)
         names = self.input_names
-        *g_emb, g_scale = tape.gradient(loss, [emb[n] for n in names] + [self.log_scale])
+        g_all = tape.gradient(loss, [emb[n] for n in names] + scalars)
+        g_emb, g_scalars = g_all[: len(names)], g_all[len(names) :]
         grads, done = [None] * len(variables), []
         for name, g in zip(names, g_emb):
             for lo in range(0, self.batch_size, self.chunk_size):
@@ -135,18 +174,26 @@ class InBatchModel(keras.Model):
                 chunk_grads = tape.gradient(surrogate, variables)
                 done = [d.values if isinstance(d, tf.IndexedSlices) else d for d in chunk_grads if d is not None]
                 grads = [_add(t, d) for t, d in zip(grads, chunk_grads)]
-        return loss, grads, g_scale
+        return loss, grads, g_scalars
 
     def train_step(self, data):
         x, y, _ = keras.utils.unpack_x_y_sample_weight(data)
-        loss, grads, g_scale = self.gradients(x, y)
+        loss, grads, g_scalars = self.gradients(x, y)
         variables = self.encoder.trainable_variables
         if not self.optimizer.built:
             self.optimizer.build(variables)
         self.optimizer.apply_gradients(zip(grads, variables))
+        g_scale, *g_context = g_scalars
         if self.scale_trainable and g_scale is not None:
             self.log_scale.assign_sub(self.scale_learning_rate * g_scale)
-        return {"loss": loss, "scale": tf.exp(self.log_scale)}
+        logs = {"loss": loss, "scale": tf.exp(self.log_scale)}
+        if self.answer_context:
+            if self.context_trainable and g_context[0] is not None:
+                self.context_weight.assign(
+                    tf.maximum(self.context_weight - self.context_learning_rate * g_context[0], 0)
+                )
+            logs["context_weight"] = tf.identity(self.context_weight)
+        return logs
 
     def call(self, inputs, training=False):
         return self.embeddings(inputs, training=training)

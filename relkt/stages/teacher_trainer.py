@@ -26,6 +26,7 @@ from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
 from relkt.losses.in_batch_softmax_loss import GOLD_PAD, NO_ID
 from relkt.metrics import CorpusBitextEvaluator
+from relkt.metrics.answer_context import context_weight
 from relkt.metrics.joint_evaluator import JointEvaluator
 from relkt.mining import TripletNegatives
 from relkt.stages.in_batch_model import PAIR_ID_START, InBatchModel
@@ -73,6 +74,10 @@ def in_batch_model(encoder, config: TeacherConfig, anchors: int) -> InBatchModel
         scale_learning_rate=b.scale_learning_rate,
         symmetric=b.symmetric,
         pair_weight=config.align.weight,
+        answer_context=b.answer_context,
+        context_weight=b.context_weight,
+        context_trainable=b.context_trainable,
+        context_learning_rate=b.context_learning_rate,
     )
 
 
@@ -94,8 +99,9 @@ class TeacherTrainer(Stage):
         self.config = c = config
         self.strategy, self.chief = start_run(c)
         self.pool = pool if pool is not None else teacher_pool(c.data, c.seed)
+        contexts = [x.context for x in self.pool.candidates] if self.answer_context else None
         self.triplets = TripletNegatives(
-            self.pool, self.pool.candidate_texts(c.data.with_context), c.triplet, c.mining, c.seed
+            self.pool, self.pool.candidate_texts(c.data.with_context), c.triplet, c.mining, c.seed, contexts
         )
         self.align = alignment_pairs(c) if c.align.pairs_dir else None
         with self.strategy.scope():  # model, optimizer and metrics live under the strategy
@@ -136,6 +142,11 @@ class TeacherTrainer(Stage):
             return []
         return [JointEvaluator(qa, CorpusBitextEvaluator(self.align.dev, self.config.eval.batch_size))]
 
+    @property
+    def answer_context(self) -> bool:
+        """Whether candidates are mixed with their paragraphs (the in-batch objective's `answer_context`)."""
+        return self.config.objective == "in_batch" and self.config.in_batch.answer_context
+
     def fingerprints(self) -> dict[str, dict]:
         """What a resumed run must find again besides the training source: each `data.more_qa` file
         (`more_qa/K/FILE`; its base model is in its checkpoint)."""
@@ -147,13 +158,19 @@ class TeacherTrainer(Stage):
 
     def arrays(self) -> dict[str, np.ndarray]:
         """What a checkpoint carries besides weights: the negatives, the epoch's order, the in-batch scale."""
-        scale = getattr(self.model, "log_scale", None)
-        return {**self.triplets.arrays(), **({"log_scale": np.array(scale.numpy())} if scale is not None else {})}
+        out = dict(self.triplets.arrays())
+        for name in ("log_scale", "context_weight"):
+            variable = getattr(self.model, name, None)
+            if variable is not None:
+                out[name] = np.array(variable.numpy())
+        return out
 
     def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         self.triplets.load_arrays(arrays)
-        if "log_scale" in arrays and hasattr(self.model, "log_scale"):
-            self.model.log_scale.assign(arrays["log_scale"])
+        for name in ("log_scale", "context_weight"):
+            variable = getattr(self.model, name, None)
+            if name in arrays and variable is not None:
+                variable.assign(arrays[name])
 
     @property
     def batch_size(self) -> int:
@@ -271,6 +288,7 @@ class TeacherTrainer(Stage):
                 {"align_pairs": len(self.align), "align_dropped_test_overlap": self.align.dropped} if self.align else {}
             ),
             **({"in_batch_scale": float(np.exp(scale.numpy()))} if scale is not None else {}),
+            **({"answer_context_weight": context_weight(self.encoder)} if self.answer_context else {}),
             "anchors": len(self.triplets),
             "mining": self.harness.state.extra.get("mining", []),
             # the unit, and what it let into training, on the languages the pool is cut from

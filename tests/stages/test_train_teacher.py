@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from relkt.cli import train_teacher
+from relkt.config import TeacherConfig, load_config
 from relkt.stages.teacher_trainer import TeacherTrainer
 from tests.helpers.runs import kill_mid_epoch, tiny_config
 
@@ -274,3 +275,42 @@ def test_the_alignment_task_never_reads_a_test_text_and_its_dev_metric_reads_eve
     first = history[0]
     assert first["primary"] == first["dev/joint/P@1"]
     assert first["dev/joint/P@1"] == pytest.approx((first["dev/xx_en/en/P@1"] + first["dev/corpus/de/P@1"]) / 2)
+
+
+def test_a_teacher_with_answer_context_learns_its_weight_and_exports_it(synthetic_data, tmp_path):
+    """Training and scoring both mix: the in-batch rows carry paragraphs, the weight moves and is checkpointed, dev
+    and online mining read it from the encoder, and best/ serves it (relkt.json and response_encoder)."""
+    from relkt.encoders.export import read_metadata
+
+    changes = {
+        "objective": "in_batch",
+        "in_batch.batch_size": 8,
+        "in_batch.chunk_size": 4,
+        "in_batch.negatives_per_question": 1,
+        "in_batch.answer_context": True,
+        "in_batch.context_weight": 0.5,
+        "in_batch.context_learning_rate": 0.05,
+    }
+    cfg = tiny_config(tmp_path, synthetic_data, **changes)
+    trainer = TeacherTrainer(load_config(TeacherConfig, str(cfg)))
+    texts, _ = trainer.in_batch_rows(np.arange(8))
+    assert {"positive_context", "negative_0_context"} <= set(texts)
+    pool = trainer.pool
+    paragraph_of = {c.sentence: c.context for c in pool.candidates}
+    assert all(paragraph_of[s] == p for s, p in zip(texts["positive"], texts["positive_context"]))
+    summary = trainer.run()
+    assert summary["answer_context_weight"] != pytest.approx(0.5, abs=1e-6)  # learned
+    assert [m["source"] for m in summary["mining"]][:2] == ["bm25", "online"]
+    meta = read_metadata(tmp_path / "run" / "best")
+    assert meta["answer_context"]["endpoint"] == "response_encoder" and meta["answer_context"]["weight"] >= 0
+    arrays = trainer.arrays()
+    assert float(arrays["context_weight"]) == pytest.approx(summary["answer_context_weight"])
+
+
+def test_answer_context_and_concatenated_context_are_refused_together(synthetic_data, tmp_path):
+    from relkt.errors import ConfigError
+
+    changes = {"objective": "in_batch", "in_batch.answer_context": True, "data.with_context": True}
+    cfg = tiny_config(tmp_path, synthetic_data, **changes)
+    with pytest.raises(ConfigError, match="in_batch.answer_context mixes each sentence with its paragraph"):
+        load_config(TeacherConfig, str(cfg))
