@@ -1,10 +1,10 @@
 """Bad input found at a run's start, in one line, before anything trains: a test source that overlaps the training
-source, an export whose relkt.json was cut short, a pair file changed since the run started; and reproduce.sh gives
+source, an export whose relkt.json was cut short, a pair file changed since the run started; and relkt reproduce gives
 every student of a setup the same seed, run folder and teacher overrides."""
 
 import json
-import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,9 +86,11 @@ def test_a_run_whose_pairs_were_held_out_by_hashed_lines_is_not_resumed(syntheti
 
 
 def test_reproduce_gives_every_student_the_seed_run_folder_and_teacher():
-    env = {**os.environ, "RELKT_PRINT_ONLY": "1"}
     done = subprocess.run(
-        ["bash", "trainers/reproduce.sh", "xquad_minilm", "7"], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "relkt.cli", "reproduce", "xquad_minilm", "--seed", "7", "--dry-run"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     students = [line for line in done.stdout.splitlines() if "relkt.train_student" in line]

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SETUPS = "setups.yaml"  # the list of setups (relkt reproduce --list), not a config
 CONFIGS = sorted(p for p in (ROOT / "configs").rglob("*.yaml") if p.name != SETUPS)
 BEFORE = ROOT / "tests" / "config" / "configs_before_base"
-COMMAND = re.compile(r"^#\s+(python -m relkt\.train_(teacher|student)|bash trainers/|python trainers/)")
+COMMAND = re.compile(r"^#\s+(python -m relkt\.train_(teacher|student)|relkt reproduce |python trainers/)")
 
 
 def test_the_configs_are_found():
@@ -98,7 +98,8 @@ def test_every_config_resolves_to_what_it_was_before_bases(before):
 
 
 def test_configs_stay_small():
-    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "configs").rglob("*.yaml"))
+    configs = [p for p in (ROOT / "configs").rglob("*.yaml") if p.name != "setups.yaml"]  # the list, not a config
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in configs)
     # A variant writes only what it changes from its base; bases are at most two levels deep, so a variant of a
     # variant spells out what its parent changed. The bound is a budget: raise it for a setup a chapter needs.
     assert lines <= 665, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
@@ -154,7 +155,7 @@ def test_reference_setups_hold_the_reference_codes_settings(setup, stage):
 @pytest.mark.parametrize("name,under", [("xquad_muse_reference_questions", "xquad_muse_reference")])
 def test_question_split_setups_are_their_article_setups_cut_by_question(name, under):
     setups = ROOT / "configs" / "setups.yaml"
-    setup, article = get_setup(name, setups, ROOT), get_setup(under, setups, ROOT)
+    setup, article = get_setup(name, setups), get_setup(under, setups)
     assert (setup.teacher, setup.student, setup.folds, setup.student_groups) == (
         article.teacher,
         article.student,

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -18,8 +19,8 @@ SETUPS_FILE = ROOT / "configs" / "setups.yaml"
 def setups():
     """The setups table, read as `relkt reproduce` reads it from the checkout."""
     return SimpleNamespace(
-        load_setups=lambda path=SETUPS_FILE: setup_table.load_setups(path, ROOT),
-        get_setup=lambda name, path=SETUPS_FILE: setup_table.get_setup(name, path, ROOT),
+        load_setups=lambda path=SETUPS_FILE: setup_table.load_setups(path),
+        get_setup=lambda name, path=SETUPS_FILE: setup_table.get_setup(name, path),
     )
 
 
@@ -40,11 +41,53 @@ def test_reproduce_lists_the_setups_from_the_file():
     ).stdout
     assert "xquad_muse_guarded" in out and "crossval 5" in out and "configs: paper_muse/teacher.yaml" in out
     assert out.splitlines()[0].split()[1] == "recommended"  # the recommended setups first, each with its status
-    shim = subprocess.run(["bash", "trainers/reproduce.sh", "--list"], cwd=ROOT, capture_output=True, text=True)
-    assert shim.stdout == out  # the older name runs the same command
-    bad = subprocess.run(["bash", "trainers/reproduce.sh", "nope"], cwd=ROOT, capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "relkt.cli", "reproduce", "nope"], cwd=ROOT, capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "unknown setup 'nope'" in bad.stderr
-    assert "eval" not in (ROOT / "trainers" / "reproduce.sh").read_text().split()
+
+
+def test_trainers_holds_no_shell_script_and_no_eval():
+    """Every workflow is a recipe in the package; trainers/ holds thin Python entry points only."""
+    assert not list((ROOT / "trainers").glob("*.sh"))
+    for script in (ROOT / "trainers").glob("*.py"):
+        assert "eval(" not in script.read_text(encoding="utf-8"), script.name
+
+
+def test_every_steps_setup_lists_its_commands_and_each_names_a_module_and_configs_that_exist(setups, monkeypatch):
+    """A `steps` setup's recipe, printed with --dry-run: each process step a relkt module, each config found."""
+    import importlib.util
+
+    from relkt.recipes.step_recipes import STEP_RECIPES
+
+    monkeypatch.setattr("relkt.recipes.step_recipes.apertium_reads_spanish", lambda: True)
+    found = {s.name: s for s in setups.load_setups().values() if s.recipe == "steps"}
+    assert {"paper_scale_muse", "paper_muse", "new_languages", "teach_questions"} <= set(found)
+    for setup in found.values():
+        steps = STEP_RECIPES[setup.steps](setup, ROOT / "configs", 3)
+        assert steps, setup.name
+        for step in steps:
+            if step.call is not None:
+                assert step.shown_as, step.name
+                continue
+            assert importlib.util.find_spec(step.argv[0]) is not None, step.argv[0]
+            if "--config" in step.argv:
+                config = Path(step.argv[step.argv.index("--config") + 1])
+                assert config.is_file() or config.name == "config.yaml", config
+            if step.argv[0].startswith("relkt.train_"):
+                assert "seed=3" in step.argv and any(
+                    a.startswith(f"output_dir=runs/{setup.name}_seed3/") for a in step.argv
+                )
+
+
+def test_a_steps_setup_skips_the_apertium_student_where_apertium_is_missing(setups, monkeypatch, capsys):
+    from relkt.recipes.step_recipes import STEP_RECIPES
+
+    monkeypatch.setattr("relkt.recipes.step_recipes.apertium_reads_spanish", lambda: False)
+    setup = setups.load_setups()["paper_muse"]
+    steps = STEP_RECIPES["paper_protocol"](setup, ROOT / "configs", None)
+    assert not any("apertium" in " ".join(s.argv) for s in steps)
+    assert "skipped paper_muse/student_apertium.yaml: no apertium eng-spa here" in capsys.readouterr().out
 
 
 def test_pipeline_steps_resolve_each_configs_base_chain(setups, tmp_path):
@@ -58,7 +101,7 @@ def test_pipeline_steps_resolve_each_configs_base_chain(setups, tmp_path):
         "mine: {status: ablation, about: a test, recipe: pipeline, teacher: t.yaml, student: s2_student.yaml,\n"
         "  zero_shot: muse, more_students: [root_student.yaml]}\n"
     )
-    setup = setup_table.get_setup("mine", tmp_path / "setups.yaml", tmp_path)
+    setup = setup_table.get_setup("mine", tmp_path / "setups.yaml")
     steps = pipeline_steps(setup, tmp_path)
     names = [s.name for s in steps]
     assert names[:3] == ["zero-shot", "teacher", "teacher test"] and names.count("student test") == 2
@@ -74,7 +117,7 @@ def test_pipeline_steps_resolve_each_configs_base_chain(setups, tmp_path):
     "entry, message",
     [
         ("{about: x, recipe: pipeline, teacher: t.yaml, student: s.yaml, epochs: 3}", "unknown key(s) epochs"),
-        ("{status: paper, about: x, recipe: magic}", "recipe 'magic' is not valid; valid: pipeline, crossval, script"),
+        ("{status: paper, about: x, recipe: magic}", "recipe 'magic' is not valid; valid: pipeline, crossval, steps"),
         ("{status: paper, about: x, recipe: crossval, teacher: t.yaml, student: t.yaml}", "a crossval setup needs"),
         ("{status: paper, about: x, recipe: pipeline, teacher: t.yaml, student: gone.yaml}", "config gone.yaml not"),
         ("{status: best, about: x, recipe: pipeline, teacher: t.yaml, student: t.yaml}", "status 'best' is not valid"),
@@ -86,7 +129,7 @@ def test_a_bad_setup_is_named_with_its_file_and_field(setups, tmp_path, entry, m
     with pytest.raises(
         ConfigError, match=r"setups.yaml: setup bad: .*" + message.replace("(", r"\(").replace(")", r"\)")
     ):
-        setup_table.load_setups(tmp_path / "setups.yaml", tmp_path)
+        setup_table.load_setups(tmp_path / "setups.yaml")
 
 
 def test_crossval_takes_its_folds_and_configs_from_a_setup():
@@ -111,7 +154,7 @@ def test_a_setups_student_set_reaches_the_student_alone_and_points_at_each_folds
     from relkt.recipes.setups import get_setup
 
     root = Path(__file__).resolve().parents[1]
-    setup = get_setup("xquad_muse_xy", root / "configs" / "setups.yaml", root)
+    setup = get_setup("xquad_muse_xy", root / "configs" / "setups.yaml")
     cv = CrossValidation.from_setup(setup, root / "configs", tmp_path / "cv")
     assert cv.student(1).teacher.spec == f"muse:{tmp_path / 'cv' / 'fold1' / 'teacher'}/best"
     teacher = cv.teacher(1)
@@ -129,7 +172,7 @@ def test_a_teacher_fine_tuned_from_another_export_keeps_the_base_as_zero_shot(tm
     from relkt.recipes.setups import get_setup
 
     root = Path(__file__).resolve().parents[1]
-    setup = get_setup("xquad_muse_best_paper_scale", root / "configs" / "setups.yaml", root)
+    setup = get_setup("xquad_muse_best_paper_scale", root / "configs" / "setups.yaml")
     cv = CrossValidation.from_setup(setup, root / "configs", tmp_path / "cv")
     teacher = cv.teacher(2)
     assert teacher.encoder.spec == "muse:runs/paper_scale_muse/teacher/best"

@@ -30,7 +30,7 @@ def parse_args(argv: Sequence[str] | None):
     p.add_argument(
         "--setup",
         default=None,
-        help="a crossval setup of configs/setups.yaml: its folds and configs (python trainers/setups.py --list)",
+        help="a crossval setup of configs/setups.yaml: its folds and configs (relkt reproduce --list)",
     )
     p.add_argument("--folds", type=int, default=None, help="number of article folds (default: the setup's, else 5)")
     p.add_argument(
@@ -117,7 +117,7 @@ def cross_validation(args) -> CrossValidation:
     }
     if args.setup:
         setups_file = Path(args.setups_file) if args.setups_file else SETUPS_FILE
-        setup = get_setup(args.setup, setups_file, ROOT)
+        setup = get_setup(args.setup, setups_file)
         cv = CrossValidation.from_setup(
             setup, setups_file.parent, args.output, sets=args.set, folds=args.folds, **options
         )

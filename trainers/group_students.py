@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         setups_file = Path(args.setups_file)
-        setup = get_setup(args.setup, setups_file, ROOT)
+        setup = get_setup(args.setup, setups_file)
         if not setup.student_groups:
             raise ConfigError(f"setup {args.setup}: names no student_groups")
         config = str(setups_file.parent / setup.student)

@@ -6,8 +6,8 @@
     relkt reproduce xquad_minilm --dry-run    # print a pipeline's commands, run none
 
 A `pipeline` setup runs its steps (relkt.recipes.pipeline), a `crossval` setup its article folds
-(relkt.recipes.crossval), a `script` setup the script it names. Rerunning resumes: trainers pick up their run
-folders, and a score is computed again only when its model is newer than its results file.
+(relkt.recipes.crossval), a `steps` setup its own steps (relkt.recipes.step_recipes). Rerunning resumes: trainers
+pick up their run folders, and a score is computed again only when its model is newer than its results file.
 """
 
 from __future__ import annotations

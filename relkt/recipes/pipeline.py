@@ -13,7 +13,7 @@ import json
 import shlex
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,13 +25,16 @@ from relkt.recipes.setups import Setup
 @dataclass
 class Step:
     """One command of the pipeline (`argv` after `python -m`), its name, and the results file it writes (`output`)
-    from the model folder `model`: a score step is skipped while its results are newer than the model."""
+    from the model folder `model`: a score step is skipped while its results are newer than the model. A step that
+    writes a report from earlier steps' files runs in this process instead (`call`, shown as `shown_as`)."""
 
     name: str
     argv: list[str]
     output: str = ""
     model: str = ""
     then: list[str] = field(default_factory=list)  # results files this step adds to the comparison
+    call: Callable[[], None] | None = None
+    shown_as: str = ""
 
     def stale(self) -> bool:
         if not self.output or not Path(self.output).is_file():
@@ -40,7 +43,7 @@ class Step:
         return stamp.is_file() and stamp.stat().st_mtime > Path(self.output).stat().st_mtime
 
     def shown(self) -> str:
-        return "python -m " + shlex.join(self.argv)
+        return self.shown_as or "python -m " + shlex.join(self.argv)
 
 
 def output_dir_of(config: Path) -> str:
@@ -125,6 +128,9 @@ def run_steps(steps: Sequence[Step], dry_run: bool = False, log=print) -> list[s
             log(step.shown())
         elif step.output and not step.stale():
             log(f"{step.name}: {step.output} is newer than its model; kept")
+        elif step.call is not None:
+            log(f"\n== {step.name}: {step.shown()}")
+            step.call()
         else:
             log(f"\n== {step.name}: {step.shown()}")
             done = subprocess.run([sys.executable, "-m", *step.argv])

@@ -1,34 +1,36 @@
 """`relkt reproduce`: a setup of the setups file end to end, by its recipe: a `pipeline` setup's steps
-(relkt.recipes.pipeline), a `crossval` setup's article folds (relkt.recipes.crossval), a `script` setup's script."""
+(relkt.recipes.pipeline), a `crossval` setup's article folds (relkt.recipes.crossval), a `steps` setup's own steps
+(relkt.recipes.step_recipes)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from relkt.io import atomic_write_text
 from relkt.recipes.expected import check_files, verdict
 from relkt.recipes.pipeline import Step, output_dir_of, pipeline_steps, run_steps
 from relkt.recipes.setups import Setup, get_setup, listing, load_setups
+from relkt.recipes.step_recipes import STEP_RECIPES
 
 
 def setups_listing(setups: Path) -> str:
     """Every setup of the file `setups` (its configs under its folder, the checkout above it), recommended first."""
-    return listing(load_setups(setups, setups.resolve().parent.parent))
+    return listing(load_setups(setups))
 
 
 def reproduce(name: str, setups: Path, seed: int | None = None, dry_run: bool = False) -> int:
     """Run the setup `name` of the file `setups` (from the checkout's root, where its paths start); with `seed`,
     run folders `_seedN`; with `dry_run`, print a pipeline's commands. The exit code of what ran."""
-    setup = get_setup(name, setups, setups.resolve().parent.parent)
+    setup = get_setup(name, setups)
     if setup.recipe == "crossval":
         return crossval(setup, setups, seed, dry_run)
-    if setup.recipe == "script":
-        argv = ["bash", setup.script, *([str(seed)] if seed is not None else [])]
-        if dry_run:
-            print(" ".join(argv))
-            return 0
-        return subprocess.run(argv).returncode
+    if setup.recipe == "steps":
+        steps = STEP_RECIPES[setup.steps](setup, setups.parent, seed)
+        run_steps(steps, dry_run=dry_run)
+        reports = [s.shown_as.rpartition(" -> ")[2] for s in steps if s.call is not None and " -> " in s.shown_as]
+        if reports and not dry_run:
+            print("\nOpen these:\n" + "\n".join(f"  {r}" for r in reports))
+        return 0
     return pipeline(setup, setups, seed, dry_run)
 
 

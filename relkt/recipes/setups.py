@@ -1,7 +1,7 @@
 """The setups file (`configs/setups.yaml` in a checkout): each experiment's recipe and configs, read and checked in
-one place (known keys, a known recipe, what that recipe needs, configs and scripts that exist). `trainers/setups.py`
-lists them and turns one into shell assignments for `trainers/reproduce.sh`; crossval and the group students read a
-setup's folds, configs, `set` and `student_groups` from here."""
+one place (known keys, a known recipe, what that recipe needs, configs that exist, a `steps` setup's step recipe).
+`relkt reproduce` runs them; crossval and the group students read a setup's folds, configs, `set` and
+`student_groups` from here."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import yaml
 from relkt.config.student_groups import StudentGroup, read_student_groups
 from relkt.errors import ConfigError
 
-RECIPES = ("pipeline", "crossval", "script")
+RECIPES = ("pipeline", "crossval", "steps")
 # what a setup is for: the recipe relkt recommends, a paper's protocol, an ablation of one piece, a recipe a later one
 # replaced (kept while a chapter's figure needs its command), or a check of the plumbing
 STATUSES = ("recommended", "paper", "ablation", "superseded", "check")
@@ -37,7 +37,7 @@ class Setup:
     grow_students: tuple[str, ...] = ()  # pipeline: students trained on to 4 epochs in a copy
     interpolate: bool = False  # pipeline: also score each student mixed with its teacher (relkt interpolate)
     expected: str = ""  # pipeline: ranges the scores are checked against (trainers/check_expected.py)
-    script: str = ""  # script: the recipe that runs it
+    steps: str = ""  # steps: the step recipe that lists its commands (relkt.recipes.step_recipes)
     # crossval: one student per group of languages from each fold's teacher, each language scored by its group's
     # (relkt.config.student_groups); () = one student for every language
     student_groups: tuple[StudentGroup, ...] = ()
@@ -50,8 +50,10 @@ class Setup:
         return [c for c in dict.fromkeys((self.teacher, self.student, *self.more_students, *self.grow_students)) if c]
 
 
-def load_setups(path: Path, scripts_root: Path | None = None) -> dict[str, Setup]:
+def load_setups(path: Path) -> dict[str, Setup]:
     """Every setup in `path`, checked: known keys, a known recipe, what that recipe needs, configs that exist."""
+    from relkt.recipes.step_recipes import STEP_RECIPES  # deferred: step_recipes reads Setup from this module
+
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as e:
@@ -68,7 +70,7 @@ def load_setups(path: Path, scripts_root: Path | None = None) -> dict[str, Setup
         entry = {k: tuple(v) if isinstance(v, list) else v for k, v in entry.items()}
         entry["student_groups"] = read_student_groups(entry.get("student_groups"), where)
         setup = Setup(name=name, **{"about": "", "recipe": "", **entry})
-        needs = {"pipeline": ("teacher", "student"), "crossval": ("teacher", "student", "folds"), "script": ("script",)}
+        needs = {"pipeline": ("teacher", "student"), "crossval": ("teacher", "student", "folds"), "steps": ("steps",)}
         if setup.status not in STATUSES:
             raise ConfigError(f"{where}: status {setup.status!r} is not valid; valid: {', '.join(STATUSES)}")
         if setup.recipe not in RECIPES:
@@ -79,8 +81,8 @@ def load_setups(path: Path, scripts_root: Path | None = None) -> dict[str, Setup
         for config in setup.configs():
             if not (path.parent / config).is_file():
                 raise ConfigError(f"{where}: config {config} not found in {path.parent}")
-        if setup.script and not ((scripts_root or path.parent.parent) / setup.script).is_file():
-            raise ConfigError(f"{where}: script {setup.script} not found")
+        if setup.steps and setup.steps not in STEP_RECIPES:
+            raise ConfigError(f"{where}: steps {setup.steps!r} is not valid; valid: {', '.join(STEP_RECIPES)}")
         setups[name] = setup
     return setups
 
@@ -99,8 +101,8 @@ def listing(setups: dict[str, Setup]) -> str:
     return "\n".join(lines)
 
 
-def get_setup(name: str, path: Path, scripts_root: Path | None = None) -> Setup:
-    setups = load_setups(path, scripts_root)
+def get_setup(name: str, path: Path) -> Setup:
+    setups = load_setups(path)
     if name not in setups:
         raise ConfigError(f"unknown setup {name!r}; valid: {', '.join(setups)} (relkt reproduce --list)")
     return setups[name]

@@ -114,7 +114,7 @@ def test_group_students_refuses_every_group_before_the_first_trains(
     setups = tmp_path / "cfg" / "setups.yaml"
     setups.write_text(
         yaml.safe_dump(
-            {"g": {"status": "ablation", "recipe": "script", "script": "trainers/reproduce.sh", "student": cfg.name}}
+            {"g": {"status": "ablation", "recipe": "steps", "steps": "teach_questions", "student": cfg.name}}
         )
     )
     raw = yaml.safe_load(setups.read_text())
