@@ -160,3 +160,22 @@ def test_each_command_refuses_the_places_it_once_wrote_over(tiny_data, tmp_path,
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ") and why in err[0], (command.__name__, err)
     assert {p: snapshot(p) for p in before} == before
+
+
+def test_compare_never_replaces_a_file_it_did_not_write_but_its_own_comparison_it_does(tiny_data, tmp_path, capsys):
+    from relkt.cli import evaluate
+    from tests.helpers.runs import trainer_script
+
+    results = tmp_path / "a.json"
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--output", str(results)]) == 0
+    notes = tmp_path / "notes.md"
+    notes.write_text("my own notes\n")
+    compare = trainer_script("compare")
+    capsys.readouterr()
+    assert compare.main([str(results), str(results), "--output", str(notes)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "relkt did not write it as a comparison" in err[0]
+    assert notes.read_text() == "my own notes\n"
+    ours = tmp_path / "comparison.md"
+    assert compare.main([str(results), str(results), "--output", str(ours)]) == 0
+    assert compare.main([str(results), str(results), "--output", str(ours)]) == 0  # its own file, replaced

@@ -8,16 +8,16 @@ method predicts (relkt.recipes.expected). Prints one line per check and exits 1 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
+from relkt.cli.common import Parser
 from relkt.errors import RelktError
 from relkt.recipes.expected import MODELS, check_files, verdict
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python trainers/check_expected.py", description=__doc__.split("\n")[0])
+    p = Parser(prog="python trainers/check_expected.py", description=__doc__.split("\n")[0])
     p.add_argument("expected", help="YAML of ranges and orderings (trainers/expected/*.yaml)")
     for model in MODELS:
         p.add_argument(

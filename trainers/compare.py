@@ -13,20 +13,19 @@ what stage 2's question term, S(q_x) -> T(q_en), could reach at most with that m
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from relkt.cli.common import shown
-from relkt.errors import DataError
-from relkt.io import atomic_write_text
-from relkt.recipes.comparison import UNITS, comparison
+from relkt.cli.common import Parser, shown
+from relkt.errors import DataError, WriteError
+from relkt.io import claim_file
+from relkt.recipes.comparison import UNITS, comparison, is_comparison_file, write_comparison
 
 
 def parse_args(argv: Sequence[str] | None):
-    p = argparse.ArgumentParser(prog="python trainers/compare.py", description=__doc__.split("\n")[0])
+    p = Parser(prog="python trainers/compare.py", description=__doc__.split("\n")[0])
     p.add_argument("results", nargs="+", help="results JSON files written by relkt evaluate --output")
     p.add_argument(
         "--against",
@@ -63,18 +62,22 @@ def parse_args(argv: Sequence[str] | None):
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     paths = [Path(p) for p in args.results]
-    try:
-        text = comparison(paths, args.against, args.xx_en_unit, args.bootstrap, args.seed, args.english_gap)
-    except DataError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(text, end="")
     output = (
         Path(args.output)
         if args.output
         else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"
     )
-    atomic_write_text(output, text)
+    try:
+        claim_file(output, is_comparison_file, "comparison")  # refused before the tables are computed
+        text = comparison(paths, args.against, args.xx_en_unit, args.bootstrap, args.seed, args.english_gap)
+        print(text, end="")
+        write_comparison(output, text)
+    except DataError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except WriteError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(f"\nwrote {shown(output)}")
     return 0
 

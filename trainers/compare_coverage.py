@@ -6,17 +6,16 @@ the first with McNemar's p: an ablation table (relkt.recipes.comparison.coverage
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import run_cli
+from relkt.cli.common import Parser, run_cli
 from relkt.errors import ConfigError
 from relkt.recipes.comparison import coverage_ablation
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python trainers/compare_coverage.py", description=__doc__.split("\n")[0])
+    p = Parser(prog="python trainers/compare_coverage.py", description=__doc__.split("\n")[0])
     p.add_argument("runs", nargs="+", help="NAME=FOLDER of a coverage report (per_item.npz); the first is the baseline")
     p.add_argument("--encoder", default="student", help="the encoder compared in each report (default: student)")
     args = p.parse_args(argv)

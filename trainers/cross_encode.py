@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from relkt.cli.common import Parser
 from relkt.cli.types import language_list
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.encoders import build_encoder
@@ -27,7 +28,7 @@ from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python trainers/cross_encode.py", description=__doc__.split("\n")[0])
+    p = Parser(prog="python trainers/cross_encode.py", description=__doc__.split("\n")[0])
     p.add_argument("--teacher", required=True, help="encoder spec of the teacher (hub:RUN/best, ...)")
     p.add_argument("--student", required=True, help="encoder spec of the student")
     p.add_argument(

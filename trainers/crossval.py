@@ -10,13 +10,12 @@ Killed, the same command resumes: finished runs and scores are kept, an unfinish
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from relkt.cli.common import run_cli
+from relkt.cli.common import Parser, run_cli
 from relkt.cli.types import language_list
 from relkt.recipes.crossval import MODELS, CrossValidation
 from relkt.recipes.setups import get_setup
@@ -26,7 +25,7 @@ SETUPS_FILE = ROOT / "configs" / "setups.yaml"
 
 
 def parse_args(argv: Sequence[str] | None):
-    p = argparse.ArgumentParser(prog="python trainers/crossval.py", description=__doc__.split("\n")[0])
+    p = Parser(prog="python trainers/crossval.py", description=__doc__.split("\n")[0])
     p.add_argument(
         "--setup",
         default=None,

@@ -12,12 +12,11 @@ trainers/crossval.py does the same per fold. Re-running resumes: finished runs a
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from relkt.cli.common import run_cli
+from relkt.cli.common import Parser, run_cli
 from relkt.errors import ConfigError
 from relkt.recipes.crossval import paper_table
 from relkt.recipes.groups import GroupStudents
@@ -28,7 +27,7 @@ SETUPS_FILE = ROOT / "configs" / "setups.yaml"
 
 
 def parse_args(argv: Sequence[str] | None):
-    p = argparse.ArgumentParser(prog="python trainers/group_students.py", description=__doc__.split("\n")[0])
+    p = Parser(prog="python trainers/group_students.py", description=__doc__.split("\n")[0])
     p.add_argument("--setup", required=True, help="a setup of configs/setups.yaml with student_groups")
     p.add_argument("--setups-file", default=str(SETUPS_FILE), help="the setups file (default: configs/setups.yaml)")
     p.add_argument("--output", required=True, help="folder of the group students and their combined score")

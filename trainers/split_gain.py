@@ -11,16 +11,16 @@ decimal is exact to a question at n = 1190.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
 
 from relkt.analysis import proportion_difference
+from relkt.cli.common import Parser
 
 
 def parse_args(argv: Sequence[str] | None):
-    p = argparse.ArgumentParser(prog="python trainers/split_gain.py", description=__doc__.split("\n")[0])
+    p = Parser(prog="python trainers/split_gain.py", description=__doc__.split("\n")[0])
     p.add_argument("result", help="a relkt evaluate results JSON (or a pooled / combined one)")
     p.add_argument("--unit", default="article", help="its XX->EN unit: article, scored_article ... (default: article)")
     p.add_argument("--against", required=True, help="LANG=P@1 (in %%), comma-separated: the other split's figures")

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from relkt.cli import train_student
-from relkt.cli.common import run_cli
+from relkt.cli.common import Parser, run_cli
 from relkt.config import StudentConfig, load_config
 from relkt.errors import ConfigError
 from relkt.io import atomic_write_json, atomic_write_text
@@ -38,7 +38,7 @@ def parse_grid(items: list[str]) -> dict[str, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python trainers/sweep_student.py", description=__doc__.split("\n")[0])
+    p = Parser(prog="python trainers/sweep_student.py", description=__doc__.split("\n")[0])
     p.add_argument("--config", required=True)
     p.add_argument("--set", action="append", default=[], help="fixed overrides for every run")
     p.add_argument("--grid", action="append", default=[], help="key=v1,v2,... (repeat for more keys)")

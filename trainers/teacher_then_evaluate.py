@@ -5,15 +5,15 @@ python trainers/teacher_then_evaluate.py --config configs/quickstart/teacher.yam
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from relkt.cli import evaluate, train_teacher
+from relkt.cli.common import Parser
 from relkt.config import TeacherConfig, load_config
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser()
+    p = Parser()
     p.add_argument("--config", required=True)
     p.add_argument("--set", action="append", default=[])
     args = p.parse_args(argv)

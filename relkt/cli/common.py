@@ -25,6 +25,13 @@ from relkt.names import PAPER_WEIGHTS, TERM_OF_WEIGHT
 EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by SIGINT
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose error is one line naming the flag, and where to read the rest (not the whole usage)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists every flag)\n")
+
+
 def run_cli(
     body: Callable[[], int],
     verbose: bool = True,
@@ -91,7 +98,7 @@ def trainer_main(argv: Sequence[str] | None, stage: str, doc: str) -> int:
     def train_fn(config):
         return train(config).summary
 
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog=prog,
         description=doc.split("\n")[0],
         epilog=help_text(config_cls),

@@ -23,7 +23,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import add_trust_flag, run_cli, shown
+from relkt.cli.common import Parser, add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
 from relkt.cli.types import comma_list, lang_sources, named_specs, positive_int
 from relkt.config.student_config import StudentDataSection
@@ -33,9 +33,7 @@ from relkt.jobs.requests import CoverageRequest
 
 
 def build_parser(prog: str = "relkt coverage") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = Parser(prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(
         "--encoder",
         action="append",

@@ -15,12 +15,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import add_trust_flag, run_cli, shown
+from relkt.cli.common import Parser, add_trust_flag, run_cli, shown
 from relkt.cli.types import language_list, positive_int
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="relkt debias", description=__doc__.split("\n")[0])
+    p = Parser(prog="relkt debias", description=__doc__.split("\n")[0])
     p.add_argument("--encoder", required=True, help="the model: muse, muse:DIR, bert:DIR, minilm")
     p.add_argument("--pairs-dir", required=True, help="a folder of {lang}.tsv pair files (en and X sides)")
     p.add_argument(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from relkt.cli.common import add_trust_flag, run_cli, shown
+from relkt.cli.common import Parser, add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments, pool_fields
 from relkt.cli.types import non_negative_int, positive_int, writable_file, xx_en_units
 from relkt.config.student_config import StudentDataSection
@@ -41,7 +41,7 @@ SPECS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="relkt evaluate", description=__doc__.split("\n")[0])
+    p = Parser(prog="relkt evaluate", description=__doc__.split("\n")[0])
     p.add_argument(
         "--encoder",
         default=None,
@@ -52,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--with-context",
         action="store_true",
         help="encode candidates as sentence + context (default: off, or the --config run's)",
+    )
+    p.add_argument(
+        "--evaluator",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also run this registered evaluator on the pool (its metrics NAME/... printed and in the results JSON); "
+        "repeatable (default: none)",
     )
     p.add_argument(
         "--no-answer-context",
@@ -197,6 +205,7 @@ def run(args) -> int:
         remove_language_subspace=args.remove_language_subspace,
         remove_language_means=args.remove_language_means,
         answer_context=not args.no_answer_context,
+        evaluators=args.evaluator,
     )
     for each, output, result in zip(sources, outputs, results):
         result.results["setup"]["config"] = args.config

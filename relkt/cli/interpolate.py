@@ -22,7 +22,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import add_trust_flag, run_cli, shown
+from relkt.cli.common import Parser, add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
 from relkt.cli.types import positive_int, xx_en_units
 from relkt.jobs.interpolate import interpolate
@@ -41,7 +41,7 @@ def alpha_list(text: str) -> list[float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="relkt interpolate", description=__doc__.split("\n")[0])
+    p = Parser(prog="relkt interpolate", description=__doc__.split("\n")[0])
     p.add_argument(
         "--teacher",
         required=True,

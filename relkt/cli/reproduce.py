@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from relkt import api
-from relkt.cli.common import run_cli
+from relkt.cli.common import Parser, run_cli
 
 SETUPS_FILE = Path("configs") / "setups.yaml"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="relkt reproduce", description=__doc__.split("\n")[0])
+    p = Parser(prog="relkt reproduce", description=__doc__.split("\n")[0])
     p.add_argument("name", nargs="?", help="a setup of the setups file (--list prints them)")
     p.add_argument("--list", action="store_true", help="print every setup with its status and recipe")
     p.add_argument("--seed", type=int, default=None, help="a seed other than the configs' own (run folders _seedN)")

@@ -19,7 +19,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from relkt.cli.common import add_trust_flag, run_cli, shown
+from relkt.cli.common import Parser, add_trust_flag, run_cli, shown
 from relkt.cli.types import comma_list, language_list, other_domain, positive_int
 from relkt.config import config_yaml
 from relkt.jobs.requests import TeachRequest
@@ -27,9 +27,7 @@ from relkt.jobs.teach import RECIPE, student_config, teach
 
 
 def build_parser(prog: str = "relkt teach") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = Parser(prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--langs", type=language_list, required=True, help="comma-separated languages to teach, e.g. bn,te")
     p.add_argument("--pairs-dir", required=True, help="folder of {lang}.tsv pair files (source, en, xx)")
     p.add_argument("--output", required=True, help="run folder: student/, coverage/, report.md, teach.json")

@@ -199,6 +199,15 @@ class UniqueKeyLoader(yaml.SafeLoader):
 BASE_KEY = "base"  # `base: other.yaml` (relative to the file naming it): start from that config, change what follows
 
 
+def yaml_problem(error: yaml.YAMLError) -> str:
+    """A YAML error in one line: what is wrong and where (line and column), without the parser's excerpt."""
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    context = getattr(error, "context", None)
+    mark = getattr(error, "problem_mark", None)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return f"{context + ': ' if context else ''}{problem}{where}"
+
+
 def read_config_file(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict:
     """The mapping a YAML config resolves to: its `base` chain read first, then this file's keys merged over it.
 
@@ -218,7 +227,7 @@ def read_config_file(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict:
     except IsADirectoryError:
         raise ConfigError(f"{path}: a folder, not a config file") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: malformed YAML: {e}") from None
+        raise ConfigError(f"{path}: malformed YAML: {yaml_problem(e)}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of config keys, got {type(data).__name__}")
     base = data.pop(BASE_KEY, None)

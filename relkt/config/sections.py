@@ -172,6 +172,9 @@ class EvalSection:
     # sentence: every unit of the data set is a candidate, as relkt evaluate --xx-en-unit); primary_metric may then
     # be e.g. xx_en_article/P@1, selecting on the unit the paper scores.
     xx_en_units: list[str] = field(default_factory=list)
+    # More evaluators by their registered name (relkt.metrics.evaluator: a class with `for_pool`), each built on the
+    # dev pool; their metrics are `NAME/...`, and primary_metric may be one of them.
+    evaluators: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
         outside = [x for x in named(self.question_langs) or [] if self.langs != ALL and x not in self.langs]
@@ -189,12 +192,13 @@ class EvalSection:
             raise ConfigError(f"eval.every_steps must be >= 1, got {self.every_steps}")
         if self.per_epoch < 0:
             raise ConfigError(f"eval.per_epoch must be >= 0 (0: every eval.every_steps), got {self.per_epoch}")
-        if not PRIMARY_METRIC.match(self.primary_metric):
+        if not PRIMARY_METRIC.match(self.primary_metric) and self.primary_metric.split("/")[0] not in self.evaluators:
             raise ConfigError(
                 f"eval.primary_metric {self.primary_metric!r} is not a metric the dev evaluation reports; valid: "
                 "lareqa/{mAP,mAP@K,P@K,R@K,hit@K,MRR}, lareqa/LANG/..., xx_en/{P@1,P@5,P@10,MRR}, xx_en/LANG/..., "
                 "xx_en_UNIT/... (with eval.xx_en_units), "
-                "bitext/{P@1,cos}, bitext/LANG/..., corpus/P@1, corpus/LANG/P@1 (students with data.corpus_dir) "
+                "bitext/{P@1,cos}, bitext/LANG/..., corpus/P@1, corpus/LANG/P@1 (students with data.corpus_dir), "
+                "NAME/... of an evaluator in eval.evaluators "
                 "(e.g. lareqa/mAP, xx_en/de/P@1)"
             )
         if self.batch_size < 1:

@@ -33,7 +33,7 @@ from relkt.errors import ConfigError, DataError
 from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_keys, json_text, live_run_holding
 from relkt.metrics.answer_context import context_weight
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
-from relkt.metrics.evaluator import EncodingCache, TextEncoder, run_evaluators
+from relkt.metrics.evaluator import EncodingCache, TextEncoder, named_evaluators, pool_evaluators, run_evaluators
 from relkt.metrics.lareqa_evaluator import LareqaEvaluator
 from relkt.metrics.xx_en_unit_evaluator import XxEnUnitEvaluator
 
@@ -57,6 +57,7 @@ class Evaluation:
         """Every metric under one flat key: `lareqa/mAP`, `lareqa/de/P@1`, `xx_en/de/P@1`, `xx_en_article/el/P@1`."""
         out = LareqaEvaluator.flat(self.results)
         out.update(XxEnUnitEvaluator.flat({k[6:]: v for k, v in self.results.items() if k.startswith("xx_en_")}))
+        out.update(self.results.get("more_metrics", {}))
         return out
 
     def metric(self, key: str) -> float:
@@ -83,6 +84,7 @@ def score(
     remove_language_subspace: int = 0,
     remove_language_means: bool = False,
     answer_context: bool = True,
+    evaluators: Sequence[str] = (),
 ) -> Evaluation:
     """Score an encoder on one split of a QA source: LAReQA's pool and CL-ReLKT's XX->EN protocol.
 
@@ -107,6 +109,8 @@ def score(
         remove_language_means: each text less its language's mean embedding.
         answer_context: a model that learned to mix each candidate with its paragraph (relkt.metrics.answer_context)
             is scored mixed; False scores its candidates as sentences alone.
+        evaluators: more evaluators by their registered name (relkt.metrics.evaluator), each built on the pool;
+            their metrics (`NAME/...`) are the results' `more_metrics`.
 
     Returns:
         An `Evaluation`: `results` (relkt evaluate's JSON layout), `per_question` (each question's scores, for
@@ -129,6 +133,14 @@ def score(
     check_bias_arguments(language_pairs, remove_language_subspace, remove_language_means)
     if not isinstance(answer_context, bool):
         raise ConfigError(f"answer_context: True or False, got {answer_context!r}")
+    if isinstance(evaluators, str) or not all(isinstance(x, str) for x in evaluators):
+        raise ConfigError(f"evaluators: expected a list of evaluator names, got {evaluators!r}")
+    unknown = [x for x in evaluators if x not in named_evaluators()]
+    if unknown:
+        raise ConfigError(
+            f"evaluators: {unknown[0]!r} is not an evaluator that can be asked for by name; valid: "
+            f"{', '.join(named_evaluators()) or 'none registered'}"
+        )
     if output is not None:  # refused before the encoding, not after it
         claim_file(output, is_result_file, "results JSON")
         claim_file(per_question_path(Path(output)), is_per_question_file, "per-question file")
@@ -142,6 +154,7 @@ def score(
         pool, with_context=settings.with_context, batch_size=batch_size, answer_context=answer_context
     )
     unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=batch_size)
+    more = pool_evaluators(list(evaluators), pool, batch_size)
     bias = None
     if language_pairs:
         encoder, bias = without_language_bias(
@@ -156,8 +169,10 @@ def score(
         )
     cached = EncodingCache(encoder if progress else QuietEncoder(encoder))
     t0 = time.perf_counter()
-    run_evaluators([evaluator, unit_evaluator], cached)  # the protocol; the questions are encoded once for both
+    flat = run_evaluators([evaluator, unit_evaluator, *more], cached)  # the questions are encoded once for all
     results = dict(evaluator.last_results)
+    if more:
+        results["more_metrics"] = {k: v for k, v in flat.items() if k.split("/")[0] in {e.name for e in more}}
     results.update({f"xx_en_{unit}": block for unit, block in unit_evaluator.last_results.items()})
     if corpus_dir:
         results["corpus"] = corpus_bitext(corpus_dir, corpus_dev_pairs, pool.langs, cached, batch_size)

@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
+from relkt.errors import ConfigError
 from relkt.registry import Registry
 
 EVALUATORS = Registry("evaluator")
@@ -37,9 +38,32 @@ class Evaluator(Protocol):
 
 
 def register_evaluator(cls: type) -> type:
-    """Class decorator: the evaluator under its `name`; a second class of one name is an error."""
+    """Class decorator: the evaluator under its `name`; a second class of one name is an error.
+
+    A class with a `for_pool(pool, batch_size)` classmethod can be asked for by its name alone: in a stage's dev
+    evaluation (`eval.evaluators`), in scoring (`score(..., evaluators=[NAME])`, `relkt evaluate --evaluator NAME`),
+    and its metrics (keys `NAME/...`) reach the metrics log, the results JSON and the printed tables. Adding such an
+    evaluator is its module and this one registration."""
     EVALUATORS.add(cls.name, cls, cls)
     return cls
+
+
+def named_evaluators() -> list[str]:
+    """The evaluators that can be asked for by name (their class has `for_pool`)."""
+    return sorted(name for name, cls in EVALUATORS.loaded().items() if callable(getattr(cls, "for_pool", None)))
+
+
+def pool_evaluators(names: Sequence[str], pool, batch_size: int, where: str = "evaluators") -> list[Evaluator]:
+    """The evaluators `names` asks for, each built on the scored `pool` by its class's `for_pool`; ConfigError
+    naming `where` (the setting or flag) for a name no such class holds."""
+    out = []
+    for name in names:
+        cls = EVALUATORS.loaded().get(name)
+        if cls is None or not callable(getattr(cls, "for_pool", None)):
+            valid = ", ".join(named_evaluators()) or "none registered"
+            raise ConfigError(f"{where}: {name!r} is not an evaluator that can be asked for by name; valid: {valid}")
+        out.append(cls.for_pool(pool, batch_size))
+    return out
 
 
 class EncodingCache:

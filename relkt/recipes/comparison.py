@@ -16,6 +16,7 @@ import numpy as np
 
 from relkt.analysis import gap_to_english, mcnemar, paired_bootstrap
 from relkt.errors import DataError
+from relkt.io import atomic_write_text, claim_file
 from relkt.jobs.pair_coverage import read_per_item
 from relkt.jobs.scoring import per_question_path, read_per_question
 
@@ -239,7 +240,30 @@ def comparison(
                 lines += ["", *english_gap_lines(name, load_per_question(path), unit)]
             except (FileNotFoundError, ValueError) as e:
                 lines += ["", f"(no gap to English for {name}: {e})"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + MARK + "\n"
+
+
+# The last line of every comparison relkt writes: how a later write knows the file is its own to replace.
+MARK = "<!-- written by relkt: a comparison of results files -->"
+
+
+def is_comparison_file(path: Path) -> bool:
+    """Whether `path` is a comparison relkt wrote: its last line is MARK, or (written before the mark) it opens with
+    the title and the line naming its results files that `comparison` writes."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    head = text.splitlines()[:3]
+    older = len(head) == 3 and head[0].startswith("# ") and head[2].startswith("Test scores in %; `")
+    return text.rstrip("\n").endswith(MARK) or older
+
+
+def write_comparison(path: str | Path, text: str) -> Path:
+    """`text` (a `comparison`) written to `path` atomically, under relkt's write rule: a new file or a comparison
+    relkt wrote there before; never a user's file, a link, or a file inside a live run (WriteError)."""
+    path = claim_file(path, is_comparison_file, "comparison")
+    return atomic_write_text(path, text)
 
 
 def coverage_ablation(runs: dict[str, str | Path], encoder: str = "student", first: str = "zero-shot") -> str:

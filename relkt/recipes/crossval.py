@@ -43,7 +43,7 @@ from relkt.io import atomic_files, atomic_write_json, atomic_write_npz, atomic_w
 from relkt.jobs.pool import run_pool
 from relkt.jobs.scoring import per_question_path, read_per_question, score, write_evaluation, write_result_pair
 from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
-from relkt.recipes.comparison import comparison
+from relkt.recipes.comparison import comparison, write_comparison
 from relkt.recipes.setups import Setup
 
 log = logging.getLogger("relkt.crossval")
@@ -198,7 +198,7 @@ class CrossValidation:
             result.pooled["student_last"] = out / "student_last.json"
         pooled = [result.pooled[m] for m in MODELS]
         for name, against in (("comparison.md", "previous"), ("comparison_vs_zero_shot.md", "first")):
-            atomic_write_text(out / name, comparison(pooled, against, "article"))
+            write_comparison(out / name, comparison(pooled, against, "article"))
             result.tables[name] = out / name
         result.tables["paper_table.md"] = paper_table(out)
         with np.load(per_question_path(out / "student.json")) as z:

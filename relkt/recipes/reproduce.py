@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relkt.io import atomic_write_text
 from relkt.recipes.expected import check_files, verdict
 from relkt.recipes.pipeline import Step, output_dir_of, pipeline_steps, run_steps
 from relkt.recipes.setups import Setup, get_setup, listing, load_setups
@@ -36,7 +35,10 @@ def reproduce(name: str, setups: Path, seed: int | None = None, dry_run: bool = 
 
 def pipeline(setup: Setup, setups: Path, seed: int | None, dry_run: bool) -> int:
     """The pipeline's steps, then the comparison of its scores and, with expected ranges, their check."""
-    from relkt.recipes.comparison import comparison  # deferred: --list and --help answer without numpy's tables
+    from relkt.recipes.comparison import (  # deferred: --list and --help answer without numpy's tables
+        comparison,
+        write_comparison,
+    )
 
     steps = pipeline_steps(setup, setups.parent, seed)
     results = run_steps(steps, dry_run=dry_run)
@@ -44,7 +46,7 @@ def pipeline(setup: Setup, setups: Path, seed: int | None, dry_run: bool) -> int
     if dry_run:
         print(f"(then the comparison of {len(results)} results files and, with expected ranges, their check)")
         return 0
-    out = atomic_write_text(root / "comparison.md", comparison(results))
+    out = write_comparison(root / "comparison.md", comparison(results))
     print(f"wrote {out}")
     if setup.expected:
         student = next(r for r in results[2:] if r.endswith("/test.json"))

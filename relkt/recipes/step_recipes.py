@@ -60,10 +60,9 @@ def compare(name: str, results: list[str], output: str, unit: str = "article", a
     """The comparison of `results` (side by side, each against the one before it or the first) written to `output`."""
 
     def write() -> None:
-        from relkt.io import atomic_write_text  # deferred: only when the step runs
-        from relkt.recipes.comparison import comparison  # deferred: numpy's tables, only when the step runs
+        from relkt.recipes.comparison import comparison, write_comparison  # deferred: numpy's tables, when run
 
-        atomic_write_text(output, comparison(results, against, unit))
+        write_comparison(output, comparison(results, against, unit))
         print(f"wrote {output}")
 
     return Step(f"compare {name}", [], call=write, shown_as=f"compare {' '.join(results)} -> {output}")

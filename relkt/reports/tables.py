@@ -81,6 +81,10 @@ def evaluation_table(results: dict) -> str:
             "  ".join(f"{lang} {v['P@1']:.4f}" for lang, v in corpus.items())
             + f"  | mean {np.mean([v['P@1'] for v in corpus.values()]):.4f}",
         ]
+    if results.get("more_metrics"):
+        more = results["more_metrics"]
+        width = max(len(k) for k in more) + 2
+        lines += ["", "More evaluators (asked for by name)", *(f"{k:<{width}}{v:>10.4f}" for k, v in more.items())]
     return "\n".join(lines)
 
 

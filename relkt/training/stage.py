@@ -19,7 +19,7 @@ from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator
 from relkt.encoders.sentence_encoder import QuietEncoder
 from relkt.errors import CheckpointError, Interrupted, is_interrupt
 from relkt.metrics import LareqaEvaluator, XxEnUnitEvaluator
-from relkt.metrics.evaluator import Evaluator, TextEncoder
+from relkt.metrics.evaluator import Evaluator, TextEncoder, pool_evaluators
 from relkt.training.distribute import make_strategy, set_precision, worker
 from relkt.training.run_folder import run_trainer
 from relkt.training.run_harness import RunHarness
@@ -86,8 +86,9 @@ def stage_harness(
 
 def dev_evaluators(config: StageConfig, encoder: TextEncoder) -> list[Evaluator]:
     """The dev metrics the config asks for, as a list of evaluators: LAReQA and XX->EN over the run's dev split
-    (`lareqa/...`, `xx_en/...`, `bitext/...`), and with `eval.xx_en_units` the dev questions ranking every English
-    unit of the data set, read whole (`reading_whole` on `encoder`) as relkt evaluate reads them."""
+    (`lareqa/...`, `xx_en/...`, `bitext/...`); with `eval.xx_en_units` the dev questions ranking every English unit
+    of the data set, read whole (`reading_whole` on `encoder`) as relkt evaluate reads them; `eval.evaluators` by
+    name."""
     pool = dev_pool(config.data, config.eval, config.seed)
     evaluators: list[Evaluator] = [
         LareqaEvaluator(pool, with_context=config.data.with_context, batch_size=config.eval.batch_size)
@@ -96,7 +97,7 @@ def dev_evaluators(config: StageConfig, encoder: TextEncoder) -> list[Evaluator]
     if units:
         unit_evaluator = XxEnUnitEvaluator(pool.questions, units, batch_size=config.eval.batch_size)
         evaluators.append(ReadingWholeEvaluator(unit_evaluator, encoder, SCORING_MAX_LENGTH))
-    return evaluators
+    return evaluators + pool_evaluators(config.eval.evaluators, pool, config.eval.batch_size, "eval.evaluators")
 
 
 PRESENT = "_present"  # a batch's `{name}_present`: which rows hold a text of input `name` (text_dataset's `present`)

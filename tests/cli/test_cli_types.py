@@ -20,7 +20,9 @@ from relkt.cli import evaluate
 def test_bad_flags_are_one_usage_line(flags, message, capsys):
     with pytest.raises(SystemExit) as exit_:
         evaluate.parse_args(["--encoder", "ngram", *flags])
-    assert exit_.value.code == 2 and message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in err
+    assert len(err.strip().splitlines()) == 1 and "relkt evaluate --help" in err  # one line, not the whole usage
 
 
 def test_good_flags_parse(tmp_path):

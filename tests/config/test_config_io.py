@@ -189,3 +189,20 @@ def test_a_set_value_that_is_not_yaml_is_one_line_naming_it(capsys):
     assert main(["--set", "data.train_langs=[en", "--print-config"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --set 'data.train_langs=[en'") and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("seed: 1\nseed: 2\n", r"malformed YAML: key 'seed' appears twice \(first on line 1\) \(line 2, column 1\)$"),
+        ("a: [1, 2\nb: 3\n", r"malformed YAML: while parsing a flow sequence: expected ',' or '\]', but got ':'"),
+    ],
+)
+def test_malformed_yaml_is_one_line_with_its_place(tmp_path, text, message):
+    from relkt.config.config_io import read_config_file
+
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message) as error:
+        read_config_file(path)
+    assert "\n" not in str(error.value)
