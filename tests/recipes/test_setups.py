@@ -153,7 +153,7 @@ def test_a_setups_student_set_reaches_the_student_alone_and_points_at_each_folds
     from relkt.recipes.crossval import CrossValidation
     from relkt.recipes.setups import get_setup
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     setup = get_setup("xquad_muse_xy", root / "configs" / "setups.yaml")
     cv = CrossValidation.from_setup(setup, root / "configs", tmp_path / "cv")
     assert cv.student(1).teacher.spec == f"muse:{tmp_path / 'cv' / 'fold1' / 'teacher'}/best"
@@ -171,7 +171,7 @@ def test_a_teacher_fine_tuned_from_another_export_keeps_the_base_as_zero_shot(tm
     from relkt.recipes.crossval import CrossValidation
     from relkt.recipes.setups import get_setup
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     setup = get_setup("xquad_muse_best_paper_scale", root / "configs" / "setups.yaml")
     cv = CrossValidation.from_setup(setup, root / "configs", tmp_path / "cv")
     teacher = cv.teacher(2)
