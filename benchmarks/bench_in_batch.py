@@ -2,6 +2,7 @@
 the whole batch in one graph beside gradient caching (chunks of 64), each configuration in a fresh process.
 
     python benchmarks/bench_in_batch.py --data-dir ../shared/data/squad-train-full [--steps 3] [--batches 64,256,1024]
+    python benchmarks/bench_in_batch.py --data-dir ../shared/data/squad-train-full --steps 2 --one 128,0,context
 
 Each row: questions a step, chunk (0 = one graph), negatives a question (1, as the recipe), seconds a step (mean of
 `--steps` after one traced step, the same sampled batch each time) and the process's peak resident memory
@@ -26,17 +27,18 @@ from relkt.stages.in_batch_model import InBatchModel
 from relkt.stages.sparse_adam import SparseAdam
 
 
-def one(data_dir: str, batch: int, chunk: int, steps: int) -> dict:
-    """One configuration, in this process: (seconds a step, peak MiB)."""
+def one(data_dir: str, batch: int, chunk: int, steps: int, context: bool = False) -> dict:
+    """One configuration, in this process: (seconds a step, peak MiB); with `context`, every answer and negative
+    also reads its paragraph (answer context learned)."""
     pool = LareqaPool.load(data_dir, langs=["en"])
     rng = np.random.default_rng(0)
     golds = [i for i, g in enumerate(pool.gold) if len(g)]
     cands = pool.candidate_texts()
     qs = pool.question_texts()
     encoder = build_encoder("muse", trainable=True)
-    result = {"batch": batch, "chunk": chunk}
+    result = {"batch": batch, "chunk": chunk, "context": context}
     if batch:
-        model = InBatchModel(encoder, batch_size=batch, negatives_per_row=1, chunk_size=chunk)
+        model = InBatchModel(encoder, batch_size=batch, negatives_per_row=1, chunk_size=chunk, answer_context=context)
         model.compile(optimizer=SparseAdam(1e-5, "lazy"))
         rows = rng.choice(golds, batch, replace=False)  # one batch, stepped on again: a fixed shape, traced once
         neg = rng.integers(0, len(cands), batch)
@@ -45,6 +47,10 @@ def one(data_dir: str, batch: int, chunk: int, steps: int) -> dict:
             "positive": encoder.preprocess(tf.constant([cands[pool.gold[i][0]] for i in rows])),
             "negative_0": encoder.preprocess(tf.constant([cands[j] for j in neg])),
         }
+        if context:
+            paragraphs = [c.context for c in pool.candidates]
+            x["positive_context"] = encoder.preprocess(tf.constant([paragraphs[pool.gold[i][0]] for i in rows]))
+            x["negative_0_context"] = encoder.preprocess(tf.constant([paragraphs[j] for j in neg]))
         ids = np.stack([np.arange(batch), 10**6 + np.arange(batch), np.arange(batch)], 1).astype(np.int32)
         times = []
         for s in range(steps + 1):
@@ -58,15 +64,15 @@ def one(data_dir: str, batch: int, chunk: int, steps: int) -> dict:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])  # a benchmark: argparse's own messages
     p.add_argument("--data-dir", required=True)
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--batches", default="64,256,1024")
     p.add_argument("--one", default=None, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one:
-        batch, chunk = (int(v) for v in a.one.split(","))
-        print(json.dumps(one(a.data_dir, batch, chunk, a.steps)))
+        batch, chunk, *context = a.one.split(",")
+        print(json.dumps(one(a.data_dir, int(batch), int(chunk), a.steps, context == ["context"])))
         return
     rows = [(0, 0)]
     for b in (int(v) for v in a.batches.split(",")):

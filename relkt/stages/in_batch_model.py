@@ -42,7 +42,7 @@ class InBatchModel(keras.Model):
     exactly `batch_size` rows; targets: the ids `InBatchSoftmaxLoss` reads. `train_step` takes one optimizer step.
 
     With `chunk_size` > 0 the step is gradient caching (Gao et al. 2021): every text is embedded once without a
-    graph, the loss's gradient with respect to each embedding is taken, then the encoder runs again `chunk_size` rows
+    graph (a chunk at a time), the loss's gradient with respect to each embedding is taken, then the encoder runs again `chunk_size` rows
     at a time, each chunk's graph freed before the next, and the chunks' gradients (the embeddings' gradients pushed
     through) add up to the gradient of the whole batch. Memory then grows with `chunk_size`, not the batch; the cost
     is a second forward pass. The encoder must be deterministic in training (mUSE, MiniLM without dropout).
@@ -153,7 +153,7 @@ class InBatchModel(keras.Model):
             variables = self.encoder.trainable_variables  # read after a call: an encoder may build on its first
             grads = tape.gradient(loss, [*variables, *scalars])
             return loss, grads[: len(variables)], grads[len(variables) :]
-        emb = {name: tf.stop_gradient(self.encoder(x[name], training=True)) for name in self.input_names}
+        emb = {name: tf.stop_gradient(self._chunked(x[name])) for name in self.input_names}
         variables = self.encoder.trainable_variables
         with tf.GradientTape() as tape:
             tape.watch(list(emb.values()))
@@ -175,6 +175,17 @@ class InBatchModel(keras.Model):
                 done = [d.values if isinstance(d, tf.IndexedSlices) else d for d in chunk_grads if d is not None]
                 grads = [_add(t, d) for t, d in zip(grads, chunk_grads)]
         return loss, grads, g_scalars
+
+    def _chunked(self, features) -> tf.Tensor:
+        """The batch's embeddings without a graph to keep, `chunk_size` rows at a time, one chunk after another: the
+        first pass of a cached step then holds one chunk's activations, not the whole batch's."""
+        parts, done = [], []
+        for lo in range(0, self.batch_size, self.chunk_size):
+            with tf.control_dependencies(done):
+                part = self.encoder(_rows(features, lo, min(lo + self.chunk_size, self.batch_size)), training=True)
+            parts.append(part)
+            done = [part]
+        return tf.concat(parts, axis=0)
 
     def train_step(self, data):
         x, y, _ = keras.utils.unpack_x_y_sample_weight(data)
