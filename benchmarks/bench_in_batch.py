@@ -64,7 +64,7 @@ def one(data_dir: str, batch: int, chunk: int, steps: int, context: bool = False
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])  # a benchmark: argparse's own messages
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data-dir", required=True)
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--batches", default="64,256,1024")
