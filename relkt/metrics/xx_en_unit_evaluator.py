@@ -39,12 +39,14 @@ class XxEnUnitEvaluator:
         self.primary_metric = f"xx_en_{next(iter(self.units), 'article')}/P@1"
 
     def encode_units(self, encoder: TextEncoder) -> dict[str, np.ndarray]:
+        """Each unit's English texts encoded (whole, as the encoder reads them)."""
         return {
             unit: encoder.encode(list(u.texts), batch_size=self.batch_size, progress=f"English {unit}s")
             for unit, u in self.units.items()
         }
 
     def compute(self, question_emb: np.ndarray, unit_emb: Mapping[str, np.ndarray]) -> dict:
+        """Per unit and question language, P@k and MRR of the questions against every English unit."""
         langs = np.array([q.lang for q in self.questions])
         qas_ids = [q.qas_id for q in self.questions]
         results = {}
@@ -78,6 +80,7 @@ class XxEnUnitEvaluator:
 
     @staticmethod
     def flat(results: Mapping[str, Mapping[str, Mapping[str, float]]]) -> dict[str, float]:
+        """Nested unit results as flat keys: `xx_en_UNIT/P@1`, `xx_en_UNIT/LANG/P@1`, ..."""
         out = {}
         for unit, block in results.items():
             for lang, metrics in block.items():

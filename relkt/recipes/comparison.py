@@ -98,6 +98,7 @@ def side_by_side(names: list[str], results: list[dict], unit: str = "pool") -> l
 
 
 def load_per_question(path: Path) -> dict[str, np.ndarray]:
+    """The per-question scores written beside a results file, keyed by question."""
     npz = per_question_path(path)
     if not npz.exists():
         raise FileNotFoundError(
@@ -137,6 +138,7 @@ def significance_rows(a: dict, b: dict, n_boot: int, seed: int, unit: str = "poo
 
 
 def significance_lines(a_name: str, b_name: str, rows: list[dict], unit: str = "pool") -> list[str]:
+    """The Markdown table of one comparison's per-language differences and their significance."""
     with_bitext = any("bitext_P@1" in r for r in rows)
     label = "XX->EN" if unit == "pool" else f"XX->EN ({unit})"
     lines = [

@@ -157,6 +157,7 @@ class CrossValidation:
         return group.overrides(data.source_lang, str(output_dir), train_source(data).languages())
 
     def fold_dir(self, fold: int) -> Path:
+        """The folder of fold `k` under the output folder."""
         return Path(self.output) / f"fold{fold}"
 
     # ----- checks ------------------------------------------------------------------------------------------------

@@ -37,12 +37,14 @@ class Step:
     shown_as: str = ""
 
     def stale(self) -> bool:
+        """Whether the step must run: no results file yet, or its model exported after it."""
         if not self.output or not Path(self.output).is_file():
             return True
         stamp = Path(self.model) / "relkt.json"
         return stamp.is_file() and stamp.stat().st_mtime > Path(self.output).stat().st_mtime
 
     def shown(self) -> str:
+        """The step as a reader would type it (or the in-process step's description)."""
         return self.shown_as or "python -m " + shlex.join(self.argv)
 
 

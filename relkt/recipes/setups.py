@@ -47,6 +47,7 @@ class Setup:
     student_set: tuple[str, ...] = ()  # crossval: KEY=VALUE overrides for the student(s) alone
 
     def configs(self) -> list[str]:
+        """The setup's config files, each once, in order: teacher, student, more students, grown students."""
         return [c for c in dict.fromkeys((self.teacher, self.student, *self.more_students, *self.grow_students)) if c]
 
 
@@ -102,6 +103,7 @@ def listing(setups: dict[str, Setup]) -> str:
 
 
 def get_setup(name: str, path: Path) -> Setup:
+    """The setup `name` of the setups file `path`, checked; a ConfigError listing the valid names otherwise."""
     setups = load_setups(path)
     if name not in setups:
         raise ConfigError(f"unknown setup {name!r}; valid: {', '.join(setups)} (relkt reproduce --list)")

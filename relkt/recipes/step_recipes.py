@@ -34,10 +34,12 @@ def step_recipe(name: str) -> Callable[[StepRecipe], StepRecipe]:
 
 
 def shared_data() -> str:
+    """The shared data folder the steps read: `$RELKT_SHARED_DATA`, or `../shared/data` beside the checkout."""
     return os.environ.get("RELKT_SHARED_DATA", "../shared/data")
 
 
 def run_root(name: str, seed: int | None) -> str:
+    """A setup's run folder, `runs/NAME`, with a `_seedN` suffix when seeded."""
     return f"runs/{name}{f'_seed{seed}' if seed is not None else ''}"
 
 

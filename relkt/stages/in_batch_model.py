@@ -42,9 +42,9 @@ class InBatchModel(keras.Model):
     exactly `batch_size` rows; targets: the ids `InBatchSoftmaxLoss` reads. `train_step` takes one optimizer step.
 
     With `chunk_size` > 0 the step is gradient caching (Gao et al. 2021): every text is embedded once without a
-    graph (a chunk at a time), the loss's gradient with respect to each embedding is taken, then the encoder runs again `chunk_size` rows
-    at a time, each chunk's graph freed before the next, and the chunks' gradients (the embeddings' gradients pushed
-    through) add up to the gradient of the whole batch. Memory then grows with `chunk_size`, not the batch; the cost
+    graph (a chunk at a time), the loss's gradient with respect to each embedding is taken, then the encoder runs
+    again `chunk_size` rows at a time, each chunk's graph freed before the next, and the chunks' gradients (the
+    embeddings' gradients pushed through) add up to the gradient of the whole batch. Memory then grows with `chunk_size`, not the batch; the cost
     is a second forward pass. The encoder must be deterministic in training (mUSE, MiniLM without dropout).
 
     A row whose answer id is at or past `pair_id_start` is a translation pair (the alignment task: a sentence in X,
@@ -94,10 +94,12 @@ class InBatchModel(keras.Model):
 
     @property
     def candidate_names(self) -> list[str]:
+        """The inputs that are candidates (mixed with their paragraphs under answer context)."""
         return ["positive", *(f"negative_{j}" for j in range(self.negatives_per_row))]
 
     @property
     def input_names(self) -> list[str]:
+        """Every input a batch carries: questions, candidates, and the candidates' paragraphs under answer context."""
         contexts = [f"{name}{SUFFIX}" for name in self.candidate_names] if self.answer_context else []
         return ["anchor", *self.candidate_names, *contexts]
 
@@ -188,6 +190,7 @@ class InBatchModel(keras.Model):
         return tf.concat(parts, axis=0)
 
     def train_step(self, data):
+        """One optimizer step on the encoder, plain steps on the scale and the context weight; logs all three."""
         x, y, _ = keras.utils.unpack_x_y_sample_weight(data)
         loss, grads, g_scalars = self.gradients(x, y)
         variables = self.encoder.trainable_variables
@@ -207,4 +210,5 @@ class InBatchModel(keras.Model):
         return logs
 
     def call(self, inputs, training=False):
+        """The loss's inputs for `inputs` (questions, answers, negatives, scale), as `embeddings`."""
         return self.embeddings(inputs, training=training)

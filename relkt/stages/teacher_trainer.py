@@ -166,6 +166,7 @@ class TeacherTrainer(Stage):
         return out
 
     def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        """Restore what `arrays` saved: the negatives, the epoch's order, the scale and the context weight."""
         self.triplets.load_arrays(arrays)
         for name in ("log_scale", "context_weight"):
             variable = getattr(self.model, name, None)
@@ -178,6 +179,7 @@ class TeacherTrainer(Stage):
         return self.model.batch_size if self.config.objective == "in_batch" else self.config.triplet.batch_size
 
     def run(self) -> dict:
+        """Train every BM25 and online epoch (resuming where the run folder stopped); returns the summary."""
         m = self.config.mining
         self.callback = HarnessCallback(self.harness)
         return run_epochs(
@@ -258,6 +260,7 @@ class TeacherTrainer(Stage):
         return merged, merged_ids.astype(np.int32)
 
     def mine(self, epoch: int, step: int, online: bool) -> None:
+        """Mine this round's negatives (BM25, or online with the current model), record the round, order the epoch."""
         h = self.harness
         rng = np.random.default_rng([self.config.seed, epoch, step])
         report = self.triplets.online_round(self.encoder, rng) if online else self.triplets.bm25_round(rng)
@@ -280,6 +283,7 @@ class TeacherTrainer(Stage):
             self.triplets.shuffle_epoch(epoch)
 
     def summary(self) -> dict:
+        """What the run's summary.json adds for a teacher: objective, alignment pairs, scale, context weight, mining."""
         scale = getattr(self.model, "log_scale", None)
         return {
             "stage": "teacher",
