@@ -44,8 +44,9 @@ class InBatchModel(keras.Model):
     With `chunk_size` > 0 the step is gradient caching (Gao et al. 2021): every text is embedded once without a
     graph (a chunk at a time), the loss's gradient with respect to each embedding is taken, then the encoder runs
     again `chunk_size` rows at a time, each chunk's graph freed before the next, and the chunks' gradients (the
-    embeddings' gradients pushed through) add up to the gradient of the whole batch. Memory then grows with `chunk_size`, not the batch; the cost
-    is a second forward pass. The encoder must be deterministic in training (mUSE, MiniLM without dropout).
+    embeddings' gradients pushed through) add up to the gradient of the whole batch. Memory then grows with
+    `chunk_size`, not the batch; the cost is a second forward pass. The encoder must be deterministic in training
+    (mUSE, MiniLM without dropout).
 
     A row whose answer id is at or past `pair_id_start` is a translation pair (the alignment task: a sentence in X,
     its English twin as the answer); its loss counts `pair_weight` times a QA row's.
