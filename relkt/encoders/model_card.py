@@ -168,6 +168,15 @@ def model_card(metadata: dict[str, Any], folder: str | Path, test: dict[str, Any
         "import tensorflow as tf, tensorflow_hub as hub, tensorflow_text  # noqa: F401 (its ops)",
         f'model = hub.load("{folder}")',
         'embeddings = model(tf.constant(["Where is the river?"]))   # (1, D), unit length',
+        *(
+            [
+                "# answers: each sentence with its paragraph, mixed as it learned "
+                f"(weight {metadata['answer_context']['weight']:.3g})",
+                'answers = model.response_encoder(tf.constant(["It flows north."]), tf.constant(["The river ..."]))',
+            ]
+            if isinstance(metadata.get("answer_context"), dict)
+            else []
+        ),
         "```",
         "",
         f'From relkt: `relkt evaluate --encoder {spec} ...`, or `relkt.api.score("{spec}", ...)`; as a next stage\'s '

@@ -88,3 +88,11 @@ def test_scoring_mixes_candidates_as_the_export_serves_them_or_not_when_asked(sy
     )
     np.testing.assert_allclose(c, served.numpy(), atol=1e-5)
     assert mix(c[:1], c[:1], 0.0).shape == (1, c.shape[1])
+
+
+def test_the_card_of_a_mixing_export_shows_how_to_encode_answers(tmp_path):
+    _, out = mixing_export(tmp_path)
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "model.response_encoder(" in card and "weight 0.75" in card
+    plain = export_encoder(tiny_muse_encoder(seed=3), tmp_path / "plain")
+    assert "response_encoder" not in (plain / "README.md").read_text(encoding="utf-8")
