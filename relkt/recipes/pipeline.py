@@ -35,6 +35,7 @@ class Step:
     then: list[str] = field(default_factory=list)  # results files this step adds to the comparison
     call: Callable[[], None] | None = None
     shown_as: str = ""
+    report: str = ""  # a file this step writes for a reader to open (a comparison, a coverage report)
 
     def stale(self) -> bool:
         """Whether the step must run: no results file yet, or its model exported after it."""

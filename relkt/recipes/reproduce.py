@@ -26,7 +26,7 @@ def reproduce(name: str, setups: Path, seed: int | None = None, dry_run: bool = 
     if setup.recipe == "steps":
         steps = STEP_RECIPES[setup.steps](setup, setups.parent, seed)
         run_steps(steps, dry_run=dry_run)
-        reports = [s.shown_as.rpartition(" -> ")[2] for s in steps if s.call is not None and " -> " in s.shown_as]
+        reports = [s.report for s in steps if s.report]
         if reports and not dry_run:
             print("\nOpen these:\n" + "\n".join(f"  {r}" for r in reports))
         return 0

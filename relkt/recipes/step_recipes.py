@@ -67,7 +67,7 @@ def compare(name: str, results: list[str], output: str, unit: str = "article", a
         write_comparison(output, comparison(results, against, unit))
         print(f"wrote {output}")
 
-    return Step(f"compare {name}", [], call=write, shown_as=f"compare {' '.join(results)} -> {output}")
+    return Step(f"compare {name}", [], call=write, shown_as=f"compare {' '.join(results)} -> {output}", report=output)
 
 
 def whole(data_dir: str) -> list[str]:
@@ -181,7 +181,13 @@ def paper_reference(setup: Setup, configs: Path, seed: int | None) -> list[Step]
             "--split",
             "test",
         ),
-        Step("students by group", [], call=students, shown_as=f"one student per language group into {root}"),
+        Step(
+            "students by group",
+            [],
+            call=students,
+            shown_as=f"one student per language group into {root}",
+            report=f"{root}/paper_table.md",
+        ),
         compare("all", results, f"{root}/comparison.md", against="first"),
     ]
 
@@ -216,7 +222,7 @@ def coverage(name: str, encoders: dict[str, str], langs: str, learned: str, outp
     argv = ["relkt.cli.coverage", *(a for n, spec in encoders.items() for a in ("--encoder", f"{n}={spec}"))]
     argv += ["--langs", langs, "--pairs-dir", f"{data}/parallel", "--dev-pairs", "500"]
     argv += ["--questions-dir", f"{data}/xor-questions", "--test-dir", f"{data}/xquad-r", "--learned", learned]
-    return Step(f"coverage {name}", [*argv, *more, "--output", output])
+    return Step(f"coverage {name}", [*argv, *more, "--output", output], report=f"{output}/report.md")
 
 
 @step_recipe("new_languages")

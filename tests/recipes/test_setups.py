@@ -185,3 +185,12 @@ def test_a_teacher_fine_tuned_from_another_export_keeps_the_base_as_zero_shot(tm
     with pytest.raises(ConfigError, match="zero_shot 'minilm' is not of the teacher's encoder kind"):
         crossval.cross_validation(crossval.parse_args(argv)).check()
     assert not (tmp_path / "o").exists()
+
+
+def test_a_steps_setup_names_the_reports_a_reader_opens(setups):
+    from relkt.recipes.step_recipes import STEP_RECIPES
+
+    setup = setups.load_setups()["paper_scale_muse"]
+    reports = [s.report for s in STEP_RECIPES["paper_scale"](setup, ROOT / "configs", None) if s.report]
+    assert "runs/paper_scale_muse/comparison_xquad-r.md" in reports
+    assert "runs/paper_scale_muse/comparison_student_mlqa.md" in reports
