@@ -4,4 +4,4 @@ Two wings: the library below (`relkt.api` lists every job, each a function retur
 command lines above it (`relkt.cli`, one module a command; the `relkt` console command). Importing relkt changes
 nothing in the process: the command lines quiet TensorFlow's start-up logs."""
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"

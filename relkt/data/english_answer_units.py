@@ -111,3 +111,14 @@ def english_units(
             whole = whole.restricted(scored)
         out[unit] = whole
     return out
+
+
+QA_UNITS = ("paragraph", "article")  # the units of answer retrieval in a QA source scored whole, the paper's last
+# A QA source scored whole: its pool (split `all`) and its English answer units ({} where it has no English)
+ScoredSource = tuple[LareqaPool, dict[str, EnglishAnswerUnits]]
+
+
+def scored_source(source: QaSource, units: Sequence[str]) -> ScoredSource:
+    """`source` read once for scoring it whole: its pool, and its English `units` where it has English."""
+    pool = LareqaPool.from_source(source)
+    return pool, english_units(source, units) if "en" in pool.langs else {}

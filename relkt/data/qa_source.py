@@ -14,12 +14,14 @@ relkt/data/qa_formats/, or a `QaFormat` registered by the user's own code.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from relkt.data.qa_format import QaFormat, check_format_name, qa_formats
 from relkt.data.records import LanguageData
 from relkt.errors import DataError
+from relkt.io import file_fingerprint
 
 
 def detect_format(path: Path) -> str:
@@ -121,3 +123,20 @@ def _first_apart(in_x: dict[str, str], in_y: dict[str, str]) -> tuple[str, str] 
         if there != in_y[qid]:
             return other, qid
     return None
+
+
+def check_run_files(run_dir: Path, data_dir: str | Path, fmt: str = "auto") -> None:
+    """A run scored on its own data: each QA file its `fingerprints.json` recorded must be the file read now, as a
+    resumed run requires; a changed one is a DataError naming it."""
+    recorded_path = Path(run_dir) / "fingerprints.json"
+    if not recorded_path.is_file():
+        return
+    recorded = json.loads(recorded_path.read_text(encoding="utf-8"))
+    files = {f"data/{path.name}": path for path in QaSource.open(data_dir, fmt).files().values()}
+    for key, before in sorted(recorded.items()):
+        if key.startswith("data/") and key in files and file_fingerprint(files[key]) != before:
+            raise DataError(
+                f"{files[key]}: changed since the run {run_dir} trained on it ({recorded_path} records "
+                f"{before.get('bytes')} bytes, sha256 {str(before.get('sha256'))[:12]}); its split would not be the "
+                "one it trained with: score it on the data it trained on, or name data_dir to score other data"
+            )

@@ -10,6 +10,7 @@ tokenizer (n-gram hashing, mUSE's in-graph sentencepiece) are named and skipped.
 
 from __future__ import annotations
 
+from relkt.analysis.coverage_scores import pool_texts, tokenizer_scores
 from relkt.errors import ConfigError
 from relkt.jobs.pool import load_pool
 from relkt.jobs.requests import AuditRequest
@@ -19,31 +20,16 @@ TEXTS = ("questions", "candidates", "both")
 
 
 def audit_pool(args: AuditRequest) -> tuple[str, dict]:
-    """(the table, {"split", "texts", "audits": {encoder: {lang: audit} or None}}) of every encoder's tokenizer
-    on the pool's `texts`; what the coverage job's `tokenizers_only` reports too."""
+    """(the table, {"split", "texts", "audits": {encoder: {lang: audit} or None}, "skipped"}) of every encoder's
+    tokenizer on the pool's `texts`; what the coverage job's `tokenizers_only` reports too."""
     specs = encoder_specs(args)
     pool = load_pool(args)  # bad input fails before TensorFlow loads
-    from relkt.analysis.tokenizer_audit import audit_tokenizer, max_length_of, tokenizer_of  # deferred: TensorFlow
+    texts_by_lang = pool_texts(pool, args.texts)
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
 
-    texts_by_lang = {lang: [] for lang in pool.langs}
-    if args.texts in ("questions", "both"):
-        for q in pool.questions:
-            texts_by_lang[q.lang].append(q.text)
-    if args.texts in ("candidates", "both"):
-        for c, text in zip(pool.candidates, pool.candidate_texts(False)):
-            texts_by_lang[c.lang].append(text)
-    audits: dict[str, dict | None] = {}
-    for name, spec in specs.items():
-        encoder = build_encoder(spec, trainable=False)
-        tokenizer = tokenizer_of(encoder)
-        if tokenizer is None:
-            audits[name] = None  # the table leaves it out; the report says why (`skipped`)
-            continue
-        limit = max_length_of(encoder)
-        audits[name] = {
-            lang: audit_tokenizer(tokenizer, texts, max_length=limit) for lang, texts in texts_by_lang.items()
-        }
+    audits = {
+        name: tokenizer_scores(build_encoder(spec, trainable=False), texts_by_lang) for name, spec in specs.items()
+    }
     skipped = {
         name: f"{name} ({spec}): no WordPiece tokenizer to audit; skipped"
         for name, spec in specs.items()

@@ -4,17 +4,15 @@ this one place (the scoring, coverage and interpolation jobs, and `relkt evaluat
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
 from relkt.config import PoolSection, read_config_file
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.qa_format import check_format_name
-from relkt.data.qa_source import QaSource
+from relkt.data.qa_source import check_run_files
 from relkt.data.selection import load_split
-from relkt.errors import ConfigError, DataError
-from relkt.io import file_fingerprint
+from relkt.errors import ConfigError
 from relkt.jobs.requests import PoolRequest
 
 POOL_FIELDS = tuple(f.name for f in dataclasses.fields(PoolSection))
@@ -49,27 +47,11 @@ def pool_settings(request: PoolRequest) -> PoolSection:
             "test split)"
         )
     settings.validate()
-    check_formats(settings)
-    if request.config and request.data_dir is None:
-        check_run_data(Path(request.config), settings)
+    for key in ("format", "test_format"):
+        check_format_name(getattr(settings, key), f"data.{key}")
+    if request.config and request.data_dir is None and settings.data_dir is not None:
+        check_run_files(Path(request.config).parent, settings.data_dir, settings.format)
     return settings
-
-
-def check_run_data(config: Path, settings: PoolSection) -> None:
-    """A run scored on its own data: each QA file its `fingerprints.json` recorded must be the file read now, as a
-    resumed run requires; a changed one is a DataError naming it."""
-    recorded_path = config.parent / "fingerprints.json"
-    if not recorded_path.is_file() or settings.data_dir is None:
-        return
-    recorded = json.loads(recorded_path.read_text(encoding="utf-8"))
-    files = {f"data/{path.name}": path for path in QaSource.open(settings.data_dir, settings.format).files().values()}
-    for key, before in sorted(recorded.items()):
-        if key.startswith("data/") and key in files and file_fingerprint(files[key]) != before:
-            raise DataError(
-                f"{files[key]}: changed since the run {config.parent} trained on it ({recorded_path} records "
-                f"{before.get('bytes')} bytes, sha256 {str(before.get('sha256'))[:12]}); its split would not be the "
-                "one it trained with: score it on the data it trained on, or name data_dir to score other data"
-            )
 
 
 def run_pool(config: str | Path) -> PoolSection:

@@ -142,6 +142,13 @@ class LareqaEvaluator:
         """The nested results of `compute` for `encoder`."""
         return self.compute(*self.encode(encoder))
 
+    def scored_embeddings(self, encoder: TextEncoder) -> tuple[dict, tuple[np.ndarray, np.ndarray]]:
+        """The nested results (kept in `last_results`, each question's in `per_question`) and the question and
+        candidate embeddings they were computed from: for analyses that must read the vectors that were scored."""
+        q, c = self.encode(encoder)
+        self.last_results = self.compute(q, c)
+        return self.last_results, (q, c)
+
     def __call__(self, encoder: TextEncoder) -> dict[str, float]:
         """The protocol: flat metrics; the nested ones stay in `last_results`, each question's in `per_question`."""
         self.last_results = self.results(encoder)

@@ -3,8 +3,6 @@ new language's row and column, with the figures of relkt.reports.plots."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from relkt.reports import plots
@@ -12,12 +10,14 @@ from relkt.reports.tables import markdown_table as _table
 from relkt.reports.tables import pct as _pct
 
 
-def bias_markdown(reports: dict[str, dict], pool, split: str, top_k: int, out: Path) -> str:
-    """report.md: tables and figures; every number also in report.json."""
+def bias_markdown(reports: dict[str, dict], pool, split: str, top_k: int) -> tuple[str, dict[str, bytes]]:
+    """report.md: tables and figures (each encoder's named in its `figures`); every number also in report.json. With
+    the figure it draws itself: {"heatmap_delta.png": PNG} with two encoders or more, else {}."""
     names = list(reports)
     first, last = reports[names[0]], reports[names[-1]]
     langs = first["langs"]
     per_lang = lambda r, lang, k: r["results"]["lareqa"]["per_language"][lang][k]  # noqa: E731
+    drawn: dict[str, bytes] = {}
     md = [
         "# relkt coverage report",
         "",
@@ -51,10 +51,8 @@ def bias_markdown(reports: dict[str, dict], pool, split: str, top_k: int, out: P
     if len(names) > 1:
         delta = last["limit_to_one_target"] - first["limit_to_one_target"]
         bound = float(np.nanmax(np.abs(delta))) or 1.0
-        name = plots.heatmap(
-            delta, langs, f"{names[-1]} minus {names[0]}", out / "heatmap_delta.png", -bound, bound, "RdBu"
-        ).name
-        md += [f"![delta](./{name})", ""]
+        drawn["heatmap_delta.png"] = plots.heatmap(delta, langs, f"{names[-1]} minus {names[0]}", -bound, bound, "RdBu")
+        md += ["![delta](./heatmap_delta.png)", ""]
 
     md += [
         "## Same-language bias: remove one target (LAReQA Table 3)",
@@ -100,7 +98,7 @@ def bias_markdown(reports: dict[str, dict], pool, split: str, top_k: int, out: P
     ]
     md += [f"![{n}](./{r['figures']['pca']})" for n, r in reports.items() if "pca" in r["figures"]] + [""]
 
-    return "\n".join(md)
+    return "\n".join(md), drawn
 
 
 def significance_markdown(sig: dict) -> str:

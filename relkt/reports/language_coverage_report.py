@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from relkt.reports import plots
@@ -159,8 +157,9 @@ def qa_markdown(setup: dict, figures: dict, comparisons: dict, names: list[str])
     return lines
 
 
-def coverage_figure(report: dict, path: Path) -> Path:
-    """Languages on one axis, one bar per encoder: XX>EN P@1 on held-out pairs, and on questions where measured."""
+def coverage_figure(report: dict) -> bytes:
+    """Languages on one axis, one bar per encoder, as PNG: XX>EN P@1 on held-out pairs, and on questions where
+    measured."""
     figures, langs = report["figures"], report["setup"]["langs"]
     panels = {}
     for task, title in TASK_TITLES.items():
@@ -170,4 +169,4 @@ def coverage_figure(report: dict, path: Path) -> Path:
         }
         if any(np.isfinite(v) for values in series.values() for v in values):
             panels[f"XX>EN P@1 on {title}"] = series
-    return plots.before_after_bars(panels, langs, "Language coverage", path)
+    return plots.before_after_bars(panels, langs, "Language coverage")

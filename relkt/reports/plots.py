@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -23,14 +24,13 @@ def heatmap(
     matrix: np.ndarray,
     langs: list[str],
     title: str,
-    path: Path,
     vmin: float = 0.0,
     vmax: float = 1.0,
     cmap: str = "viridis",
     xlabel: str = "answer language",
     ylabel: str = "question language",
-) -> Path:
-    """A language x language matrix with each cell's value (in %) written in it (paper Fig. 4)."""
+) -> bytes:
+    """A language x language matrix with each cell's value (in %) written in it (paper Fig. 4), as PNG."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(1.0 + 0.55 * len(langs), 0.8 + 0.5 * len(langs)))
     im = ax.imshow(matrix, vmin=vmin, vmax=vmax, cmap=cmap)
@@ -59,11 +59,11 @@ def heatmap(
                 )
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
-    return _save(plt, fig, path)
+    return _png(plt, fig)
 
 
-def language_distribution(dist: np.ndarray, langs: list[str], title: str, path: Path) -> Path:
-    """Stacked bars: share of each candidate language in the top-k, per question language (paper Fig. 6)."""
+def language_distribution(dist: np.ndarray, langs: list[str], title: str) -> bytes:
+    """Stacked bars: share of each candidate language in the top-k, per question language (paper Fig. 6), as PNG."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(1.5 + 0.5 * len(langs), 4))
     bottom = np.zeros(len(langs))
@@ -77,11 +77,12 @@ def language_distribution(dist: np.ndarray, langs: list[str], title: str, path: 
     ax.set_title(title, fontsize=10)
     ax.legend(title="candidate", fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
     fig.tight_layout()
-    return _save(plt, fig, path)
+    return _png(plt, fig)
 
 
-def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title: str, path: Path) -> Path:
-    """Questions (o) and candidates (x) of two languages in the first two principal components (paper Fig. 5)."""
+def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title: str) -> bytes:
+    """Questions (o) and candidates (x) of two languages in the first two principal components (paper Fig. 5), as
+    PNG."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5, 4.5))
     for lang, color in zip(sorted(set(langs)), ("tab:blue", "tab:orange", "tab:green", "tab:red")):
@@ -91,7 +92,7 @@ def pca_scatter(points: np.ndarray, langs: np.ndarray, kinds: np.ndarray, title:
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    return _save(plt, fig, path)
+    return _png(plt, fig)
 
 
 def language_curves(history: list[dict]) -> tuple[str, dict[str, np.ndarray]]:
@@ -171,6 +172,16 @@ def training_curves(
     return _save(_plt(), curves_figure(history, primary_metric, title, train_log), path)
 
 
+def _png(plt, fig) -> bytes:
+    """The figure as PNG bytes (written by the caller with the files it belongs with)."""
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")  # titles and outside legends kept whole
+    finally:
+        plt.close(fig)
+    return buffer.getvalue()
+
+
 def _save(plt, fig, path: Path) -> Path:
     """Write the figure as PNG atomically (a failed write is a WriteError naming `path`; nothing half-drawn stays)."""
     try:
@@ -181,8 +192,8 @@ def _save(plt, fig, path: Path) -> Path:
     return Path(path)
 
 
-def before_after_bars(panels: dict[str, dict[str, list[float]]], langs: list[str], title: str, path: Path) -> Path:
-    """One panel per task: languages on the x axis, one bar per encoder (P@1 in %), so a rise reads at a glance.
+def before_after_bars(panels: dict[str, dict[str, list[float]]], langs: list[str], title: str) -> bytes:
+    """One panel per task, as PNG: languages on the x axis, one bar per encoder (P@1 in %), so a rise reads at a glance.
     `panels`: {panel title: {encoder name: [value per language, NaN where not measured]}}."""
     plt = _plt()
     fig, axes = plt.subplots(len(panels), 1, figsize=(1.5 + 0.75 * len(langs), 2.6 * len(panels)), squeeze=False)
@@ -199,4 +210,4 @@ def before_after_bars(panels: dict[str, dict[str, list[float]]], langs: list[str
         ax.legend(fontsize=8, loc="upper left", ncol=len(series), frameon=False)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    return _save(plt, fig, path)
+    return _png(plt, fig)

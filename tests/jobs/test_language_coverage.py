@@ -232,3 +232,34 @@ def test_a_qa_test_source_is_scored_in_its_language_and_against_english(tmp_path
     assert entry["p_value"] == pytest.approx(mcnemar(a, b)["p_value"])
     md = (out / "report.md").read_text()
     assert "## Answer retrieval in each language" in md and "| de | yes | 6 |" in md
+
+
+def test_every_input_is_read_once_however_many_encoders(tmp_path, tiny_data, monkeypatch):
+    """The QA pool, the pair files and the test sources are read before any model loads, once: a third encoder
+    reads nothing more (only its own scoring)."""
+    from relkt.data.parallel_corpus import PairFiles
+    from relkt.data.qa_source import QaSource
+
+    pairs, questions = make_files(tmp_path)
+    reads = []
+    read_source, read_pairs = QaSource.read, PairFiles.read
+    monkeypatch.setattr(
+        QaSource, "read", lambda self, *a, **k: reads.append(("qa", str(self.path))) or read_source(self, *a, **k)
+    )
+    monkeypatch.setattr(
+        PairFiles,
+        "read",
+        lambda self, folder, lang, *a, **k: reads.append(("pairs", lang)) or read_pairs(self, folder, lang, *a, **k),
+    )
+
+    def run(encoders: int, out: str) -> list:
+        reads.clear()
+        argv = [x for i in range(encoders) for x in ("--encoder", f"e{i}=ngram")]
+        argv += ["--langs", "fi", "--pairs-dir", str(pairs), "--questions-dir", str(questions), "--dev-pairs", "8"]
+        argv += ["--qa-test-dir", str(tiny_data), "--bias", "--data-dir", str(tiny_data), "--split", "all"]
+        assert language_coverage.main([*argv, "--bootstrap", "10", "--output", str(tmp_path / out)]) == 0
+        return sorted(reads)
+
+    one, three = run(1, "one"), run(3, "three")
+    assert one == three
+    assert ("pairs", "fi") in one and ("qa", str(tiny_data)) in one
