@@ -134,6 +134,7 @@ def _non_finite(obj: Any, at: str) -> str | None:
 
 
 def atomic_write_json(path: str | Path, obj: object) -> Path:
+    """Write `obj` as JSON to `path` atomically (non-finite numbers refused by `json_text`)."""
     return atomic_write_text(path, json_text(obj))
 
 

@@ -18,6 +18,7 @@ __all__ = ["audit_tokenizer", "max_length_of", "tokenizer_of", "unknown_id", "un
 
 
 def unknown_id(tokenizer) -> int:
+    """The id of the tokenizer's unknown piece (`<unk>` for SentencePiece, `[UNK]` for WordPiece)."""
     return int(tokenizer.token_to_id("<unk>" if is_sentencepiece(tokenizer) else "[UNK]"))
 
 

@@ -22,12 +22,14 @@ COMMANDS = {
 
 
 def usage() -> str:
+    """The `relkt` command's usage: its commands, one line each."""
     width = max(map(len, COMMANDS))
     lines = [f"  {name:<{width}}  {about}" for name, (_, about) in COMMANDS.items()]
     return "usage: relkt COMMAND [--help | ARGS...]\n\ncommands:\n" + "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`relkt COMMAND ARGS...`: run that command's `main` with ARGS; its exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(usage())

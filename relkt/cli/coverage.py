@@ -33,6 +33,7 @@ from relkt.jobs.requests import CoverageRequest
 
 
 def build_parser(prog: str = "relkt coverage") -> argparse.ArgumentParser:
+    """`relkt coverage`'s flags."""
     p = Parser(prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(
         "--encoder",
@@ -152,6 +153,7 @@ def request(args: argparse.Namespace) -> CoverageRequest:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`relkt coverage`: flags in, one library call, the exit code out."""
     args = build_parser().parse_args(argv)
     trusted = vars(args).pop("trust_model")
 

@@ -20,6 +20,7 @@ from relkt.cli.types import language_list, positive_int
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """`relkt debias`'s flags."""
     p = Parser(prog="relkt debias", description=__doc__.split("\n")[0])
     p.add_argument("--encoder", required=True, help="the model: muse, muse:DIR, bert:DIR, minilm")
     p.add_argument("--pairs-dir", required=True, help="a folder of {lang}.tsv pair files (en and X sides)")
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`relkt debias`: flags in, one library call, the exit code out."""
     args = build_parser().parse_args(argv)
 
     def body() -> int:

@@ -41,6 +41,7 @@ SPECS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """`relkt evaluate`'s flags."""
     p = Parser(prog="relkt evaluate", description=__doc__.split("\n")[0])
     p.add_argument(
         "--encoder",
@@ -147,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: Sequence[str] | None = None):
+    """The flags, with the checks argparse cannot make (an encoder or a run, a card's split and output)."""
     p = build_parser()
     args = p.parse_args(argv)
     if args.encoder is None and args.config is None:
@@ -165,6 +167,7 @@ def export_folder(spec: str) -> Path | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`relkt evaluate`: flags in, one library call, the exit code out."""
     args = parse_args(argv)
     trusted = vars(args).pop("trust_model")
     return run_cli(

@@ -41,6 +41,7 @@ def alpha_list(text: str) -> list[float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """`relkt interpolate`'s flags."""
     p = Parser(prog="relkt interpolate", description=__doc__.split("\n")[0])
     p.add_argument(
         "--teacher",
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The flags, with the checks argparse cannot make (alpha chosen off the test split, the metric's unit scored)."""
     p = build_parser()
     args = p.parse_args(argv)
     if args.split in ("test", "all"):  # `all` holds the test articles too
@@ -98,6 +100,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`relkt interpolate`: flags in, one library call, the exit code out."""
     args = parse_args(argv)
     trusted = vars(args).pop("trust_model")
 

@@ -24,6 +24,7 @@ SETUPS_FILE = Path("configs") / "setups.yaml"
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """`relkt reproduce`'s flags."""
     p = Parser(prog="relkt reproduce", description=__doc__.split("\n")[0])
     p.add_argument("name", nargs="?", help="a setup of the setups file (--list prints them)")
     p.add_argument("--list", action="store_true", help="print every setup with its status and recipe")
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`relkt reproduce`: flags in, one library call, the exit code out."""
     p = build_parser()
     args = p.parse_args(argv)
     if not args.list and not args.name:

@@ -27,6 +27,7 @@ from relkt.jobs.teach import RECIPE, student_config, teach
 
 
 def build_parser(prog: str = "relkt teach") -> argparse.ArgumentParser:
+    """`relkt teach`'s flags."""
     p = Parser(prog=prog, description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--langs", type=language_list, required=True, help="comma-separated languages to teach, e.g. bn,te")
     p.add_argument("--pairs-dir", required=True, help="folder of {lang}.tsv pair files (source, en, xx)")
@@ -85,6 +86,7 @@ def build_parser(prog: str = "relkt teach") -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`relkt teach`: flags in, one library call, the exit code out."""
     args = vars(build_parser().parse_args(argv))
     show, trusted = args.pop("print_config"), args.pop("trust_model")
     command = "relkt teach " + shlex.join(sys.argv[1:] if argv is None else list(argv))

@@ -16,6 +16,7 @@ from relkt.cli.common import trainer_main
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m relkt.train_student`: flags in, one library call, the exit code out."""
     return trainer_main(argv, "student", __doc__)
 
 

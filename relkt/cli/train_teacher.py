@@ -14,6 +14,7 @@ from relkt.cli.common import trainer_main
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m relkt.train_teacher`: flags in, one library call, the exit code out."""
     return trainer_main(argv, "teacher", __doc__)
 
 

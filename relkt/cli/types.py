@@ -22,10 +22,12 @@ def _whole_number(text: str, low: int) -> int:
 
 
 def positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1."""
     return _whole_number(text, 1)
 
 
 def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number >= 0."""
     return _whole_number(text, 0)
 
 

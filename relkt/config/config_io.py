@@ -294,6 +294,7 @@ def checked(config: T) -> T:
 
 
 def to_dict(config: DataclassInstance) -> dict:
+    """The config as nested plain dicts."""
     return dataclasses.asdict(config)
 
 
@@ -303,4 +304,5 @@ def config_yaml(config: DataclassInstance) -> str:
 
 
 def save_config(config: DataclassInstance, path: str | Path) -> Path:
+    """Write the resolved config's YAML to `path` atomically."""
     return atomic_write_text(path, config_yaml(config))

@@ -45,6 +45,7 @@ def field_comments(cls: type) -> dict[str, str]:
 
 
 def type_name(tp) -> str:
+    """A field's type as the config reference prints it (`int`, `a | b`, `list[str]`)."""
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is typing.Literal:
         return " | ".join(str(a) for a in args)

@@ -132,6 +132,8 @@ class DataSection(PoolSection):
 
 @dataclass
 class EncoderSection:
+    """The encoder a stage trains or scores: its spec and the options handed to its constructor."""
+
     # KIND or KIND:ARG, KIND a name of relkt.encoders.encoder_kind.ENCODER_KINDS: ngram | minilm | bert:PATH | muse |
     # muse:DIR | hub:HANDLE | muse-hub | muse-large-hub, or a kind the user registers
     spec: str = "ngram"

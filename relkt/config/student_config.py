@@ -347,6 +347,9 @@ class LanguageRowsSection:
 
 @dataclass
 class StudentEncoderSection(EncoderSection):
+    """The student's encoder: a copy of the teacher unless a spec is given, with its vocabulary extension and the
+    token rows it trains."""
+
     spec: str = ""  # "" = a copy of the teacher
     extend_vocab: VocabExtensionSection = field(default_factory=VocabExtensionSection)
     language_rows: LanguageRowsSection = field(default_factory=LanguageRowsSection)

@@ -53,6 +53,8 @@ class MiningSection:
 
 @dataclass
 class TripletSection:
+    """The paper's triplet objective: margin, distance, triplets a step and the anchors each question gives."""
+
     margin: float = field(default=0.24, metadata=within(above=0))  # the paper's XQuAD margin (0.13 MLQA, 0.27 XORQA)
     distance: Literal["cosine", "squared_l2"] = "cosine"  # of the triplet loss and the mining
     batch_size: int = 16  # triplets per step (global, across replicas)

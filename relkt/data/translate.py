@@ -25,6 +25,8 @@ class TranslationError(RelktError):
 
 
 class Translator(Protocol):
+    """Anything that translates a list of texts from one language code to another."""
+
     def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]: ...
 
 

@@ -190,6 +190,7 @@ def read_export(path: str | Path, spec: str, kind: str, tokenizer_type: str) -> 
 
 
 def is_sentencepiece(tokenizer) -> bool:
+    """Whether `tokenizer` is a SentencePiece one (the muse encoder's), not WordPiece."""
     return hasattr(tokenizer, "proto")  # keras-hub's SentencePieceTokenizer (the muse encoder's)
 
 

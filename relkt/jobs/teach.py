@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 
 
 def codes(names: list[str]) -> list[str]:
+    """Language codes as given, trimmed and lower-cased, empty ones dropped."""
     return [x.strip().lower() for x in names if x.strip()]
 
 

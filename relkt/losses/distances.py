@@ -8,6 +8,7 @@ DISTANCES = ("cosine", "squared_l2", "mean_squared")
 
 
 def check_distance(distance: str) -> str:
+    """`distance` if it is one of DISTANCES, else a ValueError naming the valid ones."""
     if distance not in DISTANCES:
         raise ValueError(f"unknown distance {distance!r}; valid: {', '.join(DISTANCES)}")
     return distance

@@ -12,6 +12,8 @@ from relkt.mining.bm25_negatives import _take_top
 
 @dataclass
 class MiningResult:
+    """One online mining round's negatives per anchor, and how many hard and semi-hard candidates qualified."""
+
     negatives: np.ndarray  # (n_anchors, hard + semi_hard) candidate indices, -1 where none found
     n_hard: np.ndarray  # (n_anchors,) qualifying hard candidates per anchor (before picking)
     n_semi_hard: np.ndarray

@@ -389,6 +389,7 @@ def wall_seconds(out: Path) -> str:
 
 
 def read_scores(path: Path) -> dict[str, np.ndarray]:
+    """A scored fold's per-question scores (relkt.metrics.per_question_scores)."""
     return read_per_question(path)
 
 

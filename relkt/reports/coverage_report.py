@@ -102,6 +102,8 @@ def bias_markdown(reports: dict[str, dict], pool, split: str, top_k: int) -> tup
 
 
 def significance_markdown(sig: dict) -> str:
+    """The significance section: each pair of encoders' mAP difference with its bootstrap CI and McNemar on XX->EN
+    P@1."""
     if not sig:
         return ""
     md = [
@@ -136,6 +138,8 @@ def significance_markdown(sig: dict) -> str:
 
 
 def new_language_markdown(lang: str, reports: dict) -> str:
+    """A new language's section: its row and column of the limit-to-one-target heatmap, every language's mAP before
+    and after, and the tokenizer on its questions."""
     names = list(reports)
     first, last = reports[names[0]], reports[names[-1]]
     langs = first["langs"]

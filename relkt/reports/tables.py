@@ -14,6 +14,7 @@ def pct(x: float | None) -> str:
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table of `header` and `rows` (cells already formatted)."""
     return "\n".join(
         ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
     )

@@ -25,6 +25,7 @@ def _with_static_shape(grad, variable):
 
 
 def has_string_inputs(dataset: tf.data.Dataset) -> bool:
+    """Whether the dataset yields strings (a strategy's `fit` cannot split those across replicas)."""
     return any(spec.dtype == tf.string for spec in tf.nest.flatten(dataset.element_spec))
 
 
@@ -118,6 +119,7 @@ class StepsRunProgbar(keras.callbacks.ProgbarLogger):
 
 
 def is_distributed(strategy: tf.distribute.Strategy) -> bool:
+    """Whether `strategy` spreads a step over several replicas."""
     return isinstance(
         strategy, (tf.distribute.MirroredStrategy, tf.distribute.MultiWorkerMirroredStrategy, tf.distribute.TPUStrategy)
     )

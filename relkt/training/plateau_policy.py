@@ -12,6 +12,8 @@ SAME_SCORE = 1e-9
 
 @dataclass
 class PlateauDecision:
+    """What one evaluation decides: did the metric improve, lower the rate, stop the run."""
+
     improved: bool
     reduce_lr: bool
     stop: bool

@@ -187,6 +187,7 @@ class RunLogHandler(logging.FileHandler):
 
 
 def log_to_file(out: Path) -> logging.Handler:
+    """Copy relkt's log records to the run's train.log (INFO and up); the handler, to remove when the run ends."""
     with write_errors(out / "train.log", "open"):
         handler = RunLogHandler(out / "train.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -13,6 +13,8 @@ from relkt.io import atomic_write_text, tf_reason
 
 
 class RunLog:
+    """A run's logs in its folder: metrics.jsonl (the evaluations) and the TensorBoard events."""
+
     def __init__(self, write_dir: Path):
         self.write_dir = Path(write_dir)
         self._writer = None

@@ -14,6 +14,8 @@ log = logging.getLogger("relkt.training")
 
 
 class Schedule:
+    """The learning rate a step trains at (warm-up, plateaus) and the plateau policy's decisions."""
+
     def __init__(self, section):
         self.section = section
         self.policy = PlateauPolicy(section.lr_patience, section.early_stop_patience)

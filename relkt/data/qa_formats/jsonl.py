@@ -11,11 +11,14 @@ from relkt.errors import DataError
 
 
 def jsonl_files(path: Path) -> list[Path]:
+    """The JSON Lines files at `path`: the file itself, or a folder's `*.jsonl`."""
     return [path] if path.is_file() else sorted(path.glob("*.jsonl"))
 
 
 @register_qa_format
 class JsonlFormat(QaFormat):
+    """JSON Lines QA files (`*.jsonl`, one question a line), read by relkt.data.jsonl_reader."""
+
     name = "jsonl"
     expects = "*.jsonl"
 

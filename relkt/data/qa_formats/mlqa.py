@@ -12,6 +12,8 @@ from relkt.data.records import LanguageData
 
 @register_qa_format
 class MlqaFormat(QaFormat):
+    """MLQA's folder of context-language x question-language files, read as one pool by relkt.data.mlqa_reader."""
+
     name = "mlqa"
     expects = "dev-context-XX-question-YY.json (MLQA)"
 

@@ -31,6 +31,8 @@ def squad_files(directory: Path) -> dict[str, Path]:
 
 @register_qa_format
 class SquadFormat(QaFormat):
+    """SQuAD / XQuAD(-R) JSON, one `{lang}.json` a language, read by relkt.data.squad_reader."""
+
     name = "squad"
     expects = "{lang}.json (SQuAD/XQuAD)"
 

