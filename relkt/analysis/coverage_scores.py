@@ -32,7 +32,6 @@ class CoverageInputs:
     items: PairItems | None = None
     test: ScoredSource | None = None  # the test source whole, read once
     qa_test: ScoredSource | None = None  # the QA source whose languages' answer retrieval is scored, read once
-    evaluator: LareqaEvaluator | None = field(default=None, repr=False)
 
 
 def pool_texts(pool: LareqaPool, texts: str) -> dict[str, list[str]]:
@@ -68,8 +67,8 @@ def encoder_coverage(encoder: TextEncoder, inputs: CoverageInputs) -> dict:
         return {"tokenizer_audit": tokenizer_scores(encoder, pool_texts(inputs.pool, inputs.texts))}
     out: dict = {}
     if inputs.bias:
-        inputs.evaluator = inputs.evaluator or LareqaEvaluator(inputs.pool, batch_size=inputs.batch_size)
-        out["bias"] = pool_bias_scores(encoder, inputs.evaluator, inputs.top_k, inputs.pca_langs, inputs.seed)
+        evaluator = LareqaEvaluator(inputs.pool, batch_size=inputs.batch_size)  # holds the pool: nothing to build
+        out["bias"] = pool_bias_scores(encoder, evaluator, inputs.top_k, inputs.pca_langs, inputs.seed)
     if inputs.languages:
         quiet = QuietEncoder(encoder, inputs.batch_size)
         figures, hits = pair_scores(encoder, quiet, inputs.items.items, inputs.batch_size)
