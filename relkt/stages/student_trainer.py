@@ -208,11 +208,14 @@ class StudentTrainer(Stage):
         own = sorted(
             {t for i, lang in enumerate(ex.lang) if lang in langs for t in (ex.q_target[i], ex.d_student[i]) if t}
         )
+        # The others' reads: the training pool's other languages, the English sources, and the student's own
+        # examples in the languages it replays (pairs alone may be all a run holds of a language the base reads).
         train = load_split(c.data, "train")
         other = sorted(
             {q.text for q in train.questions if q.lang not in langs}
             | {x.sentence for x in train.candidates if x.lang not in langs}
             | set(ex.q_source)
+            | {t for i, lang in enumerate(ex.lang) if lang not in langs for t in (ex.q_target[i], ex.d_student[i]) if t}
         )
         table = token_table(student)
         rows = language_rows(student, own, other, section.max_other_count, section.min_own_ratio)

@@ -659,6 +659,44 @@ def test_language_rows_need_training_text_in_their_languages_and_a_trainable_tab
             StudentTrainer(load_config(StudentConfig, frozen))
 
 
+def test_rows_a_replayed_language_reads_stay_frozen_when_its_pairs_are_all_the_run_holds_of_it(tmp_path):
+    """A language replayed from pairs alone (the training pool holds only en and th) still counts as the others: at
+    max_other_count 1 no chosen row is one its texts read, so a Thai word that German pairs also spell stays frozen."""
+    from relkt.encoders.language_rows import row_counts
+    from tests.helpers.data import SYNTH_WORDS, make_synthetic_lareqa, render
+    from tests.helpers.tiny_muse import WORDS, tiny_muse_encoder
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shared = render("th", SYNTH_WORDS[:4])  # Thai text the Thai pool's questions and answers also read
+    rows = [f"t\t{WORDS['en'][i]}\t{WORDS['de'][i]} {shared}\n" for i in range(10)]
+    (corpus / "de.tsv").write_text("source\ten\txx\n" + "".join(rows), encoding="utf-8")
+    data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
+    teacher = export_encoder(tiny_muse_encoder(), tmp_path / "teacher")
+    cfg = student_config(
+        tmp_path,
+        data,
+        teacher,
+        **{
+            "teacher.spec": f"muse:{teacher}",
+            "student": {"language_rows": {"langs": ["th"], "max_other_count": 1}},
+            "data.student_langs": ["de", "th"],
+            "data.corpus_dir": str(corpus),
+            "data.corpus_pairs_per_lang": 8,
+            "data.corpus_dev_pairs": 2,
+            "eval.primary_metric": "xx_en/th/P@1",
+        },
+    )
+    trainer = StudentTrainer(load_config(StudentConfig, cfg))
+    ex, student = trainer.examples, trainer.student
+    german = [ex.q_target[i] for i, x in enumerate(ex.lang) if x == "de"]
+    thai = [ex.q_target[i] for i, x in enumerate(ex.lang) if x == "th"]
+    assert len(german) == 8 and all(shared in t for t in german)
+    read_by_german, thai_rows = set(row_counts(student, german)), set(trainer.language_rows.tolist())
+    assert set(row_counts(student, thai)) & read_by_german  # Thai reads rows the German pairs read too
+    assert thai_rows and not thai_rows & read_by_german  # and those stay frozen
+
+
 def test_replayed_languages_train_on_their_own_share_of_pairs(tmp_path):
     """student.language_rows.replay_pairs_per_lang reaches the trainer: beside Thai's rows, German (replayed, not
     taught) trains on 3 corpus pairs, Thai on data.corpus_pairs_per_lang's 5 (each file: 10 pairs, 2 held out)."""
