@@ -317,6 +317,10 @@ class LanguageRowsSection:
     # hold them, relkt teach's --controls); 0 = data.corpus_pairs_per_lang, as the taught ones. Replay holds a
     # language the base reads; it need not teach it, so the taught languages can have more pairs for the same steps.
     replay_pairs_per_lang: int = 0
+    # Count the replayed languages' own student texts among the others' reads, so the rows they read stay frozen too.
+    # false: the others are the training pool's other languages and the English sources (how new_languages,
+    # teach_questions and relkt teach were measured); true where pairs are all a run holds of a language to protect.
+    freeze_replayed_rows: bool = False
 
     def validate(self) -> None:
         if self.replay_pairs_per_lang < 0:

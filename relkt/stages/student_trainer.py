@@ -208,14 +208,19 @@ class StudentTrainer(Stage):
         own = sorted(
             {t for i, lang in enumerate(ex.lang) if lang in langs for t in (ex.q_target[i], ex.d_student[i]) if t}
         )
-        # The others' reads: the training pool's other languages, the English sources, and the student's own
-        # examples in the languages it replays (pairs alone may be all a run holds of a language the base reads).
+        # The others' reads: the training pool's other languages, the English sources and, with freeze_replayed_rows,
+        # the student's own texts in the languages it replays (pairs may be all a run holds of a language the base reads).
         train = load_split(c.data, "train")
+        replayed = (
+            {t for i, lang in enumerate(ex.lang) if lang not in langs for t in (ex.q_target[i], ex.d_student[i]) if t}
+            if section.freeze_replayed_rows
+            else set()
+        )
         other = sorted(
             {q.text for q in train.questions if q.lang not in langs}
             | {x.sentence for x in train.candidates if x.lang not in langs}
             | set(ex.q_source)
-            | {t for i, lang in enumerate(ex.lang) if lang not in langs for t in (ex.q_target[i], ex.d_student[i]) if t}
+            | replayed
         )
         table = token_table(student)
         rows = language_rows(student, own, other, section.max_other_count, section.min_own_ratio)

@@ -659,9 +659,11 @@ def test_language_rows_need_training_text_in_their_languages_and_a_trainable_tab
             StudentTrainer(load_config(StudentConfig, frozen))
 
 
-def test_rows_a_replayed_language_reads_stay_frozen_when_its_pairs_are_all_the_run_holds_of_it(tmp_path):
-    """A language replayed from pairs alone (the training pool holds only en and th) still counts as the others: at
-    max_other_count 1 no chosen row is one its texts read, so a Thai word that German pairs also spell stays frozen."""
+@pytest.mark.parametrize("freeze", [True, False])
+def test_rows_a_replayed_language_reads_stay_frozen_when_its_pairs_are_all_the_run_holds_of_it(tmp_path, freeze):
+    """freeze_replayed_rows: a language replayed from pairs alone (the training pool holds only en and th) counts as
+    the others: at max_other_count 1 no chosen row is one its texts read, so Thai text the German pairs also spell
+    stays frozen. Off, only the pool and the English sources count, and those rows train."""
     from relkt.encoders.language_rows import row_counts
     from tests.helpers.data import SYNTH_WORDS, make_synthetic_lareqa, render
     from tests.helpers.tiny_muse import WORDS, tiny_muse_encoder
@@ -679,7 +681,7 @@ def test_rows_a_replayed_language_reads_stay_frozen_when_its_pairs_are_all_the_r
         teacher,
         **{
             "teacher.spec": f"muse:{teacher}",
-            "student": {"language_rows": {"langs": ["th"], "max_other_count": 1}},
+            "student": {"language_rows": {"langs": ["th"], "max_other_count": 1, "freeze_replayed_rows": freeze}},
             "data.student_langs": ["de", "th"],
             "data.corpus_dir": str(corpus),
             "data.corpus_pairs_per_lang": 8,
@@ -694,7 +696,7 @@ def test_rows_a_replayed_language_reads_stay_frozen_when_its_pairs_are_all_the_r
     assert len(german) == 8 and all(shared in t for t in german)
     read_by_german, thai_rows = set(row_counts(student, german)), set(trainer.language_rows.tolist())
     assert set(row_counts(student, thai)) & read_by_german  # Thai reads rows the German pairs read too
-    assert thai_rows and not thai_rows & read_by_german  # and those stay frozen
+    assert thai_rows and bool(thai_rows & read_by_german) is not freeze  # frozen only when asked
 
 
 def test_replayed_languages_train_on_their_own_share_of_pairs(tmp_path):
