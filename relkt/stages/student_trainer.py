@@ -208,8 +208,9 @@ class StudentTrainer(Stage):
         own = sorted(
             {t for i, lang in enumerate(ex.lang) if lang in langs for t in (ex.q_target[i], ex.d_student[i]) if t}
         )
-        # The others' reads: the training pool's other languages, the English sources and, with freeze_replayed_rows,
-        # the student's own texts in the languages it replays (pairs may be all a run holds of a language the base reads).
+        # The others' reads: the training pool's other languages, the English sources and, with
+        # freeze_replayed_rows, the student's own texts in the languages it replays (pairs may be all
+        # a run holds of a language the base reads).
         train = load_split(c.data, "train")
         replayed = (
             {t for i, lang in enumerate(ex.lang) if lang not in langs for t in (ex.q_target[i], ex.d_student[i]) if t}
