@@ -116,12 +116,23 @@ class AlignSection:
     share: float = field(default=0.25, metadata=within(0, 0.9))  # of the steps, translation-ranking batches
     weight: float = field(default=1.0, metadata=within(above=0))  # their loss's weight against the QA batches'
     mono: bool = True  # each batch one language pair (X-X-mono's lesson); false mixes the languages
+    # More pair folders beside pairs_dir: folder -> training pairs drawn per language of align.langs with a file there
+    # (0 = all), e.g. {../shared/data/xor-questions: 0}. A question file (id, split, xx, en) gives its `split = train`
+    # rows alone, and a training pair holding one of its other questions is refused. No dev pairs come from these.
+    more_pairs: dict[str, int] = field(default_factory=dict)
 
     def validate(self) -> None:
         if self.pairs_dir and not self.langs:
             raise ConfigError("align.langs: name the languages to keep aligned (align.pairs_dir is set)")
         if self.langs and not self.pairs_dir:
             raise ConfigError("align.pairs_dir: the folder of {lang}.tsv pair files (align.langs is set)")
+        if self.more_pairs and not self.pairs_dir:
+            raise ConfigError(
+                "align.more_pairs: pair folders beside align.pairs_dir, which gives the dev pairs; set it"
+            )
+        for folder, share in self.more_pairs.items():
+            if isinstance(share, bool) or not isinstance(share, int) or share < 0:
+                raise ConfigError(f"align.more_pairs.{folder}: pairs a language, a whole number >= 0, got {share!r}")
 
 
 @dataclass

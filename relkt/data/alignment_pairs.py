@@ -3,12 +3,12 @@ files, none that a test source holds, and each language's held-out pairs for the
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from relkt.data.parallel_corpus import ParallelCorpus, read_pairs
+from relkt.data.parallel_corpus import ParallelCorpus, pair_languages, read_pairs
 from relkt.data.text import normal_text
 from relkt.errors import DataError
 
@@ -36,25 +36,55 @@ class AlignmentPairs:
         dev_pairs: int,
         test_texts: Collection[str],
         seed: int,
+        more: Mapping[str, int] | None = None,
     ) -> AlignmentPairs:
         """`per_lang` training pairs a language (all with 0; drawn with `seed`) from `folder`'s pair files, after
         `dev_pairs` are held out by document (`ParallelCorpus.split`) and every pair whose English or X side is a
-        text of a test source (`test_texts`, in the normal form) is removed."""
+        text of a test source (`test_texts`, in the normal form) is removed. Then each folder of `more` (folder ->
+        pairs a language, 0 = all) adds its training rows for the languages it has a file of (none held out). A
+        question file's rows not marked `train` never train, and a training pair holding one of them is refused."""
         test = {normal_text(t) for t in test_texts}
         en, xx, lang_of, dev, dropped = [], [], [], {}, {}
-        for k, lang in enumerate(langs):
+        scored: dict[str, str] = {}  # question-file rows kept for scoring: text -> file:line
+        for lang in langs:
             if lang == "en":
                 raise DataError(f"align.langs: en is the side every pair shares; name the other languages ({folder})")
-            train, dev[lang] = read_pairs(folder, lang).split(dev_pairs)
-            keep = [i for i in range(len(train)) if train.en[i] not in test and train.xx[i] not in test]
-            dropped[lang] = len(train) - len(keep)
-            if not keep:
-                raise DataError(f"{folder}/{lang}.tsv: no training pair left once the held-out and test texts are out")
-            if per_lang and len(keep) > per_lang:
-                keep = sorted(np.random.default_rng([seed, k, 31]).choice(keep, per_lang, replace=False).tolist())
-            en += [train.en[i] for i in keep]
-            xx += [train.xx[i] for i in keep]
-            lang_of += [k] * len(keep)
+        sources = [(folder, per_lang, dev_pairs), *((f, n, 0) for f, n in (more or {}).items())]
+        for where, (path, share, held) in enumerate(sources):
+            have = set(pair_languages(path))
+            wanted = [lang for lang in langs if lang in have] if where else list(langs)
+            if not wanted:
+                raise DataError(
+                    f"align.more_pairs: {path} holds no pair file of a language kept aligned ({', '.join(langs)}; "
+                    f"it has {', '.join(sorted(have)) or 'none'})"
+                )
+            for lang in wanted:
+                k = langs.index(lang)
+                pairs = read_pairs(path, lang)
+                if pairs.splits is not None:
+                    kept = pairs.held_out()
+                    scored.update({x: f"{pairs.path}:{n}" for x, n in zip(kept.xx, kept.lines)})
+                train, lang_dev = pairs.split(held)
+                if not where:
+                    dev[lang] = lang_dev
+                keep = [i for i in range(len(train)) if train.en[i] not in test and train.xx[i] not in test]
+                dropped[lang] = dropped.get(lang, 0) + len(train) - len(keep)
+                if not keep:
+                    raise DataError(
+                        f"{pairs.path}: no training pair left once the held-out, scored and test texts are out"
+                    )
+                if share and len(keep) > share:
+                    draw = np.random.default_rng([seed, k, 31] + ([where] if where else []))
+                    keep = sorted(draw.choice(keep, share, replace=False).tolist())
+                en += [train.en[i] for i in keep]
+                xx += [train.xx[i] for i in keep]
+                lang_of += [k] * len(keep)
+        for text in xx:
+            if text in scored:
+                raise DataError(
+                    f"align: a training pair holds {text!r}, a question kept for scoring at {scored[text]}: drop it "
+                    "from the pair folders, or mark that row `train`"
+                )
         first: dict[str, int] = {}
         en_id = np.array([first.setdefault(t, len(first)) for t in en], dtype=np.int64)
         return cls(

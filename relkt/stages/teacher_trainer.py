@@ -21,6 +21,7 @@ import numpy as np
 from relkt.config import TeacherConfig
 from relkt.data.alignment_pairs import AlignmentPairs
 from relkt.data.lareqa_pool import LareqaPool
+from relkt.data.parallel_corpus import pair_file
 from relkt.data.selection import load_split, measured_split, more_qa_sources, pool_langs, teacher_pool
 from relkt.encoders import build_encoder
 from relkt.losses import TripletLoss
@@ -50,7 +51,9 @@ def alignment_pairs(config: TeacherConfig) -> AlignmentPairs:
         pool = load_split(each, "test")
         test_texts.update(pool.question_texts())
         test_texts.update(pool.candidate_texts())
-    pairs = AlignmentPairs.read(a.pairs_dir, a.langs, a.pairs_per_lang, a.dev_pairs, test_texts, config.seed)
+    pairs = AlignmentPairs.read(
+        a.pairs_dir, a.langs, a.pairs_per_lang, a.dev_pairs, test_texts, config.seed, a.more_pairs
+    )
     log.info(
         "alignment task: %d pairs in %s (%s removed: a test source holds their text)",
         len(pairs),
@@ -149,11 +152,19 @@ class TeacherTrainer(Stage):
 
     def fingerprints(self) -> dict[str, dict]:
         """What a resumed run must find again besides the training source: each `data.more_qa` file
-        (`more_qa/K/FILE`; its base model is in its checkpoint)."""
+        (`more_qa/K/FILE`; its base model is in its checkpoint) and each pair file of the alignment task
+        (`align/K/LANG.tsv`, K-th folder: `align.pairs_dir`, then `align.more_pairs`')."""
+        a = self.config.align
+        folders = [a.pairs_dir, *a.more_pairs] if a.pairs_dir else []
         return {
             f"more_qa/{k}/{path.name}": file_fingerprint(path)
             for k, source in enumerate(more_qa_sources(self.config.data))
             for _, path in sorted(source.files().items())
+        } | {
+            f"align/{k}/{lang}.tsv": file_fingerprint(pair_file(folder, lang))
+            for k, folder in enumerate(folders)
+            for lang in a.langs
+            if pair_file(folder, lang).is_file()
         }
 
     def arrays(self) -> dict[str, np.ndarray]:

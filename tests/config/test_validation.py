@@ -232,3 +232,18 @@ def test_an_export_whose_dim_disagrees_with_its_weights_is_one_error_line(ngram_
     assert evaluate.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("error: ") and "relkt.json: dim: says 12, but the SavedModel's embeddings have 8" in err
+
+
+@pytest.mark.parametrize(
+    "changes, says",
+    [
+        ({"more_pairs": {"q": 0}}, "align.more_pairs: pair folders beside align.pairs_dir"),
+        ({"pairs_dir": "p", "langs": ["de"], "more_pairs": {"q": -1}}, "align.more_pairs.q: pairs a language"),
+        ({"pairs_dir": "p", "langs": ["de"], "more_pairs": {"q": True}}, "align.more_pairs.q: pairs a language"),
+    ],
+)
+def test_more_alignment_pairs_need_the_dev_folder_and_a_whole_count(changes, says):
+    from relkt.config.teacher_config import AlignSection
+
+    with pytest.raises(ConfigError, match=says):
+        AlignSection(**changes).validate()

@@ -277,6 +277,49 @@ def test_the_alignment_task_never_reads_a_test_text_and_its_dev_metric_reads_eve
     assert first["dev/joint/P@1"] == pytest.approx((first["dev/xx_en/en/P@1"] + first["dev/corpus/de/P@1"]) / 2)
 
 
+def test_more_alignment_pairs_train_only_a_question_files_train_rows(synthetic_data, tmp_path):
+    """align.more_pairs adds a question file's `split = train` rows to the pairs (its other rows only score), draws
+    per language, is fingerprinted for a resumed run, and refuses a training pair holding a question kept for
+    scoring."""
+    from relkt.config import TeacherConfig, load_config
+    from relkt.errors import DataError
+    from relkt.stages.teacher_trainer import alignment_pairs
+
+    pairs_dir = pair_files_from(synthetic_data, tmp_path / "pairs")
+    questions = tmp_path / "questions"
+    questions.mkdir()
+    train = [(f"q{i}", "train", f"Frage Nummer {i}?", f"Question number {i}?") for i in range(6)]
+    scored = [(f"s{i}", "", f"Wertungsfrage {i}?", f"Scored question {i}?") for i in range(3)]
+    (questions / "de.tsv").write_text("id\tsplit\txx\ten\n" + "".join("\t".join(r) + "\n" for r in train + scored))
+    changes = {
+        "objective": "in_batch",
+        "align.pairs_dir": str(pairs_dir),
+        "align.langs": ["de"],
+        "align.dev_pairs": 10,
+        "align.more_pairs": {str(questions): 0},
+    }
+    config = load_config(TeacherConfig, str(tiny_config(tmp_path, synthetic_data, **changes)))
+    alone = alignment_pairs(
+        load_config(
+            TeacherConfig,
+            str(tiny_config(tmp_path, synthetic_data, **{k: v for k, v in changes.items() if k != "align.more_pairs"})),
+        )
+    )
+    pairs = alignment_pairs(config)
+    assert list(pairs.xx[: len(alone)]) == list(alone.xx)  # pairs_dir's draw is unchanged by the folder beside it
+    assert set(pairs.xx[len(alone) :]) == {r[2] for r in train} and not {r[2] for r in scored} & set(pairs.xx)
+    assert set(pairs.dev) == {"de"} and len(pairs.dev["de"]) == len(alone.dev["de"])  # no dev from more_pairs
+    config.align.more_pairs = {str(questions): 4}
+    assert len(alignment_pairs(config)) == len(alone) + 4
+    prints = TeacherTrainer.fingerprints(type("T", (), {"config": config})())
+    assert {"align/0/de.tsv", "align/1/de.tsv"} <= set(prints)
+    header, *rows = (pairs_dir / "de.tsv").read_text().splitlines(keepends=True)  # a general pair (it trains, the
+    # held-out ones are the last) holding a question the question file keeps for scoring
+    (pairs_dir / "de.tsv").write_text("".join([header, f"synthetic\t{scored[0][3]}\t{scored[0][2]}\n", *rows]))
+    with pytest.raises(DataError, match="kept for scoring at .*questions/de.tsv:8"):
+        alignment_pairs(config)
+
+
 def test_a_teacher_with_answer_context_learns_its_weight_and_exports_it(synthetic_data, tmp_path):
     """Training and scoring both mix: the in-batch rows carry paragraphs, the weight moves and is checkpointed, dev
     and online mining read it from the encoder, and best/ serves it (relkt.json and response_encoder)."""
