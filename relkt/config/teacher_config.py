@@ -130,9 +130,9 @@ class AlignSection:
             raise ConfigError(
                 "align.more_pairs: pair folders beside align.pairs_dir, which gives the dev pairs; set it"
             )
-        for folder, share in self.more_pairs.items():
-            if isinstance(share, bool) or not isinstance(share, int) or share < 0:
-                raise ConfigError(f"align.more_pairs.{folder}: pairs a language, a whole number >= 0, got {share!r}")
+        for folder, count in self.more_pairs.items():
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise ConfigError(f"align.more_pairs.{folder}: pairs a language, a whole number >= 0, got {count!r}")
 
 
 @dataclass

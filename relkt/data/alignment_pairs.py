@@ -50,7 +50,7 @@ class AlignmentPairs:
             if lang == "en":
                 raise DataError(f"align.langs: en is the side every pair shares; name the other languages ({folder})")
         sources = [(folder, per_lang, dev_pairs), *((f, n, 0) for f, n in (more or {}).items())]
-        for where, (path, share, held) in enumerate(sources):
+        for where, (path, per_folder, held) in enumerate(sources):
             have = set(pair_languages(path))
             wanted = [lang for lang in langs if lang in have] if where else list(langs)
             if not wanted:
@@ -73,9 +73,9 @@ class AlignmentPairs:
                     raise DataError(
                         f"{pairs.path}: no training pair left once the held-out, scored and test texts are out"
                     )
-                if share and len(keep) > share:
+                if per_folder and len(keep) > per_folder:
                     draw = np.random.default_rng([seed, k, 31] + ([where] if where else []))
-                    keep = sorted(draw.choice(keep, share, replace=False).tolist())
+                    keep = sorted(draw.choice(keep, per_folder, replace=False).tolist())
                 en += [train.en[i] for i in keep]
                 xx += [train.xx[i] for i in keep]
                 lang_of += [k] * len(keep)
