@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from relkt.config.sections import (
     GROWS_ON_RESUME,
@@ -17,6 +17,7 @@ from relkt.config.sections import (
     Names,
     PoolSection,
     ScheduleSection,
+    VocabGrowthSection,
     within,
 )
 from relkt.errors import ConfigError
@@ -224,37 +225,11 @@ class DistillSection:
 
 
 @dataclass
-class VocabExtensionSection:
-    """Grow a `bert:` student's vocabulary with the characters of its training texts it cannot read
+class VocabExtensionSection(VocabGrowthSection):
+    """Grow a `bert:` or `muse` student's vocabulary with the pieces its training texts need
     (see relkt.encoders.vocab_extension); the teacher keeps its own."""
 
-    enabled: bool = False  # grow the student's vocabulary with what its training texts need
-    min_count: int = 1  # a piece must be needed this many times in the training texts
-    # New rows: mean row + noise of the old rows' spread, mean row, [UNK]'s row, or (muse only) the mean of the base
-    # rows that spell the new piece (`compose`: a learned Greek piece starts where its letters were).
-    init: Literal["random", "mean", "unk", "compose"] = "random"
-    # Scripts cut by the extended tokenizer's own split (Unicode script names); add "Han" to cut Chinese into
-    # learned pieces (with `pieces`) instead of keras-hub's one ideograph per token.
-    split_scripts: list[str] = field(
-        default_factory=lambda: ["Thai", "Lao", "Khmer", "Myanmar", "Hiragana", "Katakana"]
-    )
-    # Multi-character pieces to learn; 0 = single characters. bert: BPE pieces of the split_scripts
-    # (relkt.encoders.vocab_extension.learn_script_pieces; a Thai character is a letter: pieces carry more meaning and
-    # shorten Thai text ~3x). muse: a unigram model of this size, whose pieces holding an unreadable character (or one
-    # of piece_scripts) are added.
-    pieces: int = 0
-    # muse only: also keep the learned pieces (`pieces` > 0) that hold a character of these Unicode scripts, though
-    # the base reads them; e.g. [Greek], which mUSE spells letter by letter (~5 pieces a word). Such text then
-    # reads new rows from step 0 (start them with init: compose).
-    piece_scripts: list[str] = field(default_factory=list)
-    # muse only: also keep the learned pieces that hold one of these characters; a language's own letters in a
-    # script the base's languages share (Vietnamese's ă đ ơ ư and the tone-marked vowels no other language writes):
-    # its words get word-sized rows while text without those letters (English, Spanish) keeps its ids.
-    piece_chars: str = ""
-    # The new rows' learning rate as a multiple of schedule.learning_rate (relkt.stages.sparse_adam): at a
-    # fine-tuning rate (5e-5) Adam moves a row at most ~0.03 in an epoch of 572 steps, half of MiniLM's
-    # per-dimension embedding spread (0.055), so untrained rows hardly learn without it.
-    new_rows_lr_multiplier: float = 1.0
+    key: ClassVar[str] = "student.extend_vocab"
     # The texts the new pieces are learned from: every training text (all), or with student.language_rows only the
     # taught languages' (taught), so the controls' replay (how many pairs, which languages) leaves the taught
     # languages' pieces as they are and the controls read as the base does.
@@ -263,26 +238,7 @@ class VocabExtensionSection:
     def validate(self) -> None:
         if self.learn_from not in ("all", "taught"):
             raise ConfigError(f"student.extend_vocab.learn_from must be all or taught, got {self.learn_from!r}")
-        if self.min_count < 1:
-            raise ConfigError(f"student.extend_vocab.min_count must be >= 1, got {self.min_count}")
-        if self.pieces < 0:
-            raise ConfigError(f"student.extend_vocab.pieces must be >= 0 (0 = single characters), got {self.pieces}")
-        if self.piece_scripts and self.pieces <= 0:
-            raise ConfigError(
-                f"student.extend_vocab.piece_scripts={self.piece_scripts} keeps learned pieces: set "
-                f"student.extend_vocab.pieces > 0"
-            )
-        if self.piece_chars and self.pieces <= 0:
-            raise ConfigError(
-                f"student.extend_vocab.piece_chars={self.piece_chars!r} keeps learned pieces: set "
-                f"student.extend_vocab.pieces > 0"
-            )
-        if any(c.isspace() for c in self.piece_chars):
-            raise ConfigError(f"student.extend_vocab.piece_chars={self.piece_chars!r}: list letters only, no spaces")
-        if self.new_rows_lr_multiplier <= 0:
-            raise ConfigError(
-                f"student.extend_vocab.new_rows_lr_multiplier must be > 0, got {self.new_rows_lr_multiplier}"
-            )
+        super().validate()
 
 
 @dataclass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from relkt.config.sections import (
     GROWS_ON_RESUME,
@@ -14,6 +14,7 @@ from relkt.config.sections import (
     EncoderSection,
     EvalSection,
     ScheduleSection,
+    VocabGrowthSection,
     within,
 )
 from relkt.errors import ConfigError
@@ -136,6 +137,23 @@ class AlignSection:
 
 
 @dataclass
+class TeacherVocabSection(VocabGrowthSection):
+    """Grow the teacher's vocabulary with the pieces the alignment task's languages need, so a language the base
+    cannot read (mUSE: el, hi, vi) learns rows of its own while the teacher learns QA; give the new rows a
+    `new_rows_lr_multiplier`: at the teacher's rate they hardly move."""
+
+    key: ClassVar[str] = "extend_vocab"
+    # The languages whose alignment training pairs (their X side; never the dev pairs) the pieces are learned from;
+    # each one of align.langs.
+    langs: list[str] = field(default_factory=list)
+
+    def validate(self) -> None:
+        super().validate()
+        if self.enabled and not self.langs:
+            raise ConfigError("extend_vocab.langs: name the languages whose alignment pairs teach the pieces")
+
+
+@dataclass
 class TeacherConfig:
     """`python -m relkt.train_teacher --config FILE [--set key=value ...]`."""
 
@@ -154,6 +172,7 @@ class TeacherConfig:
     triplet: TripletSection = field(default_factory=TripletSection)
     in_batch: InBatchSection = field(default_factory=InBatchSection)
     align: AlignSection = field(default_factory=AlignSection)
+    extend_vocab: TeacherVocabSection = field(default_factory=TeacherVocabSection)
     eval: EvalSection = field(default_factory=EvalSection)
     schedule: ScheduleSection = field(default_factory=ScheduleSection)
     distribute: DistributeSection = field(default_factory=DistributeSection)
@@ -170,6 +189,12 @@ class TeacherConfig:
             raise ConfigError(
                 "in_batch.answer_context mixes each sentence with its paragraph; data.with_context concatenates them "
                 "into one text: choose one"
+            )
+        missing = sorted(set(self.extend_vocab.langs) - set(self.align.langs))
+        if self.extend_vocab.enabled and missing:
+            raise ConfigError(
+                f"extend_vocab.langs: {', '.join(missing)} not in align.langs; the pieces are learned from the "
+                "alignment task's pairs"
             )
         if self.align.pairs_dir and self.objective != "in_batch":
             raise ConfigError("align: the alignment task trains with the in-batch objective (objective: in_batch)")

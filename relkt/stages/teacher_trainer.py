@@ -24,6 +24,9 @@ from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import pair_file
 from relkt.data.selection import load_split, measured_split, more_qa_sources, pool_langs, teacher_pool
 from relkt.encoders import build_encoder
+from relkt.encoders.registry import extend_encoder_vocabulary, token_table
+from relkt.encoders.vocab_extension import VocabExtension
+from relkt.errors import ConfigError
 from relkt.losses import TripletLoss
 from relkt.losses.in_batch_softmax_loss import GOLD_PAD, NO_ID
 from relkt.metrics import CorpusBitextEvaluator
@@ -109,7 +112,10 @@ class TeacherTrainer(Stage):
         self.align = alignment_pairs(c) if c.align.pairs_dir else None
         with self.strategy.scope():  # model, optimizer and metrics live under the strategy
             self.encoder = encoder or build_encoder(c.encoder.spec, trainable=True, **c.encoder.options)
-            optimizer = SparseAdam(c.schedule.learning_rate, c.schedule.sparse_rows)
+            self.vocab_extension = None
+            if c.extend_vocab.enabled:
+                self.encoder, self.vocab_extension = self.grow_vocabulary(self.encoder)
+            optimizer = self.make_optimizer()
             if c.objective == "in_batch":
                 self.model = in_batch_model(self.encoder, c, len(self.triplets))
                 self.model.compile(optimizer=optimizer)
@@ -136,6 +142,48 @@ class TeacherTrainer(Stage):
             ",".join(c.data.answer_langs),
             c.data.answer_unit,
         )
+
+    def grow_vocabulary(self, encoder) -> tuple[Any, VocabExtension]:
+        """`encoder` with the pieces `extend_vocab.langs`' alignment training pairs need (their X side, each text
+        once, sorted: a resumed run grows the same vocabulary before its weights are restored)."""
+        v = self.config.extend_vocab
+        if getattr(encoder, "freeze_token_embedding", False):
+            raise ConfigError(
+                "extend_vocab: the encoder's token table is frozen (freeze_token_embedding in encoder.options), so "
+                "the new pieces would never leave their init rows: set it false"
+            )
+        chosen = [self.align.langs.index(lang) for lang in v.langs]
+        texts = sorted(set(self.align.xx[np.isin(self.align.lang_of, chosen)].tolist()))
+        try:
+            grown, extension = extend_encoder_vocabulary(
+                encoder,
+                texts,
+                v.min_count,
+                v.init,
+                v.split_scripts,
+                seed=self.config.seed,
+                pieces=v.pieces,
+                piece_scripts=v.piece_scripts,
+                piece_chars=v.piece_chars,
+            )
+        except ConfigError as e:
+            raise ConfigError(f"extend_vocab (encoder.spec={self.config.encoder.spec!r}): {e}") from None
+        log.info(
+            "vocabulary extension from %d %s texts: %s",
+            len(texts),
+            ",".join(v.langs),
+            {k: x for k, x in extension.summary().items() if k != "split_pattern"},
+        )
+        return grown, extension
+
+    def make_optimizer(self) -> SparseAdam:
+        """Adam, sparse on the token table as `schedule.sparse_rows` says; the rows vocabulary extension added step
+        `extend_vocab.new_rows_lr_multiplier` times as far (they start untrained, the rest is fine-tuned)."""
+        s, mult = self.config.schedule, self.config.extend_vocab.new_rows_lr_multiplier
+        if self.vocab_extension is None or mult == 1.0:
+            return SparseAdam(s.learning_rate, s.sparse_rows)
+        scales = {token_table(self.encoder).path: (self.vocab_extension.first_id, mult)}
+        return SparseAdam(s.learning_rate, s.sparse_rows, row_scales=scales)
 
     def align_evaluators(self, qa) -> list:
         """With the alignment task: each language's held-out pairs (`corpus/LANG/P@1`) and `joint/P@1`, their mean
@@ -304,6 +352,7 @@ class TeacherTrainer(Stage):
             ),
             **({"in_batch_scale": float(np.exp(scale.numpy()))} if scale is not None else {}),
             **({"answer_context_weight": context_weight(self.encoder)} if self.answer_context else {}),
+            **({"vocab_extension": self.vocab_extension.summary()} if self.vocab_extension else {}),
             "anchors": len(self.triplets),
             "mining": self.harness.state.extra.get("mining", []),
             # the unit, and what it let into training, on the languages the pool is cut from

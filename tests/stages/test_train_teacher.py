@@ -230,16 +230,17 @@ def test_the_in_batch_teacher_learns_with_cached_gradients_and_resumes_its_scale
     assert abs(grown["in_batch_scale"] - summary["in_batch_scale"]) < abs(summary["in_batch_scale"] - 20.0)
 
 
-def pair_files_from(data_dir, folder):
-    """de.tsv: every English sentence of the synthetic pool beside its German rendering (test articles' included)."""
+def pair_files_from(data_dir, folder, lang="de"):
+    """LANG.tsv: every English sentence of the synthetic pool beside its rendering in `lang` (test articles'
+    included)."""
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     en = json.loads((Path(data_dir) / "en.json").read_text())["data"]
-    de = json.loads((Path(data_dir) / "de.json").read_text())["data"]
-    for a, b in zip(en, de):
+    xx = json.loads((Path(data_dir) / f"{lang}.json").read_text())["data"]
+    for a, b in zip(en, xx):
         for x, y in zip(a["paragraphs"][0]["sentences"], b["paragraphs"][0]["sentences"]):
             rows.append(f"synthetic\t{x}\t{y}\n")
-    (folder / "de.tsv").write_text("source\ten\txx\n" + "".join(rows))
+    (folder / f"{lang}.tsv").write_text("source\ten\txx\n" + "".join(rows))
     return folder
 
 
@@ -357,3 +358,55 @@ def test_answer_context_and_concatenated_context_are_refused_together(synthetic_
     cfg = tiny_config(tmp_path, synthetic_data, **changes)
     with pytest.raises(ConfigError, match="in_batch.answer_context mixes each sentence with its paragraph"):
         load_config(TeacherConfig, str(cfg))
+
+
+def test_a_teacher_grows_its_vocabulary_from_its_alignment_pairs_and_exports_it(tmp_path):
+    """extend_vocab on a muse teacher: the pieces the alignment task's Thai training pairs need (never a dev or test
+    pair's) join the vocabulary before training, only the new rows step at the multiplier, they move, and best/
+    reads Thai as the trained teacher does."""
+    from relkt.encoders import build_encoder
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.registry import token_table
+    from relkt.errors import ConfigError
+    from relkt.stages.teacher_trainer import alignment_pairs
+    from tests.helpers.data import make_synthetic_lareqa
+    from tests.helpers.tiny_muse import tiny_muse_encoder
+
+    data = make_synthetic_lareqa(tmp_path / "data", langs=("en", "th"))
+    pairs_dir = pair_files_from(data, tmp_path / "pairs", "th")
+    base = tiny_muse_encoder()
+    changes = {
+        "encoder": {"spec": f"muse:{export_encoder(base, tmp_path / 'base')}", "options": {}},
+        "objective": "in_batch",
+        "in_batch.batch_size": 8,
+        "in_batch.negatives_per_question": 1,
+        "align": {"pairs_dir": str(pairs_dir), "langs": ["th"], "dev_pairs": 10, "share": 0.5},
+        "extend_vocab": {"enabled": True, "langs": ["th"], "new_rows_lr_multiplier": 10.0},
+        "eval.primary_metric": "joint/P@1",
+        "mining.online_epochs": 0,
+    }
+    config = load_config(TeacherConfig, str(tiny_config(tmp_path, data, **changes)))
+    trainer = TeacherTrainer(config)
+    ext, encoder = trainer.vocab_extension, trainer.encoder
+    assert ext.first_id == base.vocabulary_size and ext.tokens
+    assert encoder.vocabulary_size == base.vocabulary_size + len(ext.tokens)
+    learned = set("".join(ext.tokens))
+    pairs = alignment_pairs(config)
+    held_out = {t for corpus in pairs.dev.values() for t in corpus.xx}
+    assert learned <= set("".join(pairs.xx))  # the training pairs' Thai ...
+    only_held_out = set("".join(held_out)) - set("".join(pairs.xx))
+    assert not learned & only_held_out  # ... and nothing only a held-out pair holds
+    assert trainer.optimizer.row_scales == {token_table(encoder).path: (ext.first_id, 10.0)}
+    before = token_table(encoder).numpy().copy()
+    summary = trainer.run()
+    after = token_table(encoder).numpy()
+    moved = np.abs(after - before).max(axis=1)
+    assert moved[ext.first_id :].max() > 0 and summary["vocab_extension"]["added_tokens"] == len(ext.tokens)
+    exported = build_encoder(f"muse:{tmp_path / 'run' / 'last'}")
+    assert exported.vocabulary_size == encoder.vocabulary_size
+    text = pairs.xx[:4].tolist()
+    np.testing.assert_allclose(exported.encode(text), encoder.encode(text), atol=1e-5)
+    # the pieces come from the alignment task's pairs: a language it does not hold is refused
+    changes["extend_vocab"] = {"enabled": True, "langs": ["de"]}
+    with pytest.raises(ConfigError, match="extend_vocab.langs: de not in align.langs"):
+        load_config(TeacherConfig, str(tiny_config(tmp_path / "bad", data, **changes)))
