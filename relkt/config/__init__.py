@@ -18,6 +18,7 @@ from relkt.config.sections import (
     EvalSection,
     PoolSection,
     ScheduleSection,
+    VocabGrowthSection,
 )
 from relkt.config.student_config import (
     DistillSection,
@@ -26,7 +27,7 @@ from relkt.config.student_config import (
     StudentEncoderSection,
     VocabExtensionSection,
 )
-from relkt.config.teacher_config import MiningSection, TeacherConfig, TripletSection
+from relkt.config.teacher_config import MiningSection, TeacherConfig, TeacherVocabSection, TripletSection
 
 StageConfig = TeacherConfig | StudentConfig  # a trainer's whole config, either stage
 
@@ -44,8 +45,10 @@ __all__ = [
     "PoolSection",
     "ScheduleSection",
     "TeacherConfig",
+    "TeacherVocabSection",
     "TripletSection",
     "VocabExtensionSection",
+    "VocabGrowthSection",
     "apply_overrides",
     "config_yaml",
     "from_dict",

@@ -98,7 +98,7 @@ def learn_pieces(proto: bytes, texts: Sequence[str], num_pieces: int) -> list[tu
         )
     except RuntimeError as e:  # e.g. too little text for that many pieces: say so rather than learn none silently
         raise ConfigError(
-            f"student.extend_vocab.pieces={num_pieces}: sentencepiece could not learn pieces from "
+            f"extend_vocab.pieces={num_pieces}: sentencepiece could not learn pieces from "
             f"{len(texts)} training texts ({e}); use fewer pieces or 0 (single characters)"
         ) from None
     learned = _model(out.getvalue())
@@ -113,7 +113,7 @@ def in_scripts(pieces: Sequence[str], scripts: Sequence[str]) -> np.ndarray:
         return tf.strings.regex_full_match(list(pieces), f".*(?:{script_pattern(scripts)}).*").numpy()
     except tf.errors.InvalidArgumentError:
         raise ConfigError(
-            f"student.extend_vocab.piece_scripts={list(scripts)}: not all Unicode script names RE2 "
+            f"extend_vocab.piece_scripts={list(scripts)}: not all Unicode script names RE2 "
             f"knows (e.g. Greek, Devanagari, Cyrillic)"
         ) from None
 
@@ -149,16 +149,12 @@ def extend_sentencepiece_vocabulary(
         raise ConfigError(f"unknown vocabulary init {init!r}; valid: {', '.join(MUSE_INIT_CHOICES)}")
     if piece_scripts and pieces <= 0:
         raise ConfigError(
-            f"student.extend_vocab.piece_scripts={list(piece_scripts)} keeps learned pieces: set "
-            f"student.extend_vocab.pieces > 0"
+            f"extend_vocab.piece_scripts={list(piece_scripts)} keeps learned pieces: set extend_vocab.pieces > 0"
         )
     if piece_chars and pieces <= 0:
-        raise ConfigError(
-            f"student.extend_vocab.piece_chars={piece_chars!r} keeps learned pieces: set "
-            f"student.extend_vocab.pieces > 0"
-        )
+        raise ConfigError(f"extend_vocab.piece_chars={piece_chars!r} keeps learned pieces: set extend_vocab.pieces > 0")
     if any(c.isspace() for c in piece_chars):
-        raise ConfigError(f"student.extend_vocab.piece_chars={piece_chars!r}: list letters only, no spaces")
+        raise ConfigError(f"extend_vocab.piece_chars={piece_chars!r}: list letters only, no spaces")
     if encoder.added_pieces_start:
         raise ConfigError("this muse encoder's vocabulary was extended already; extend the base (teacher) once")
     proto = bytes(encoder.tokenizer.proto)
