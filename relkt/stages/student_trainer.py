@@ -225,7 +225,9 @@ class StudentTrainer(Stage):
         )
         table = token_table(student)
         rows = language_rows(student, own, other, section.max_other_count, section.min_own_ratio)
-        added = int(np.sum(rows >= self.vocab_extension.first_id)) if self.vocab_extension else 0
+        # rows added by vocabulary extension: this run's, or the teacher's (a muse export keeps where they start)
+        first = self.vocab_extension.first_id if self.vocab_extension else getattr(student, "added_rows_start", 0)
+        added = int(np.sum(rows >= first)) if first else 0
         if not section.rest_lr_multiplier:
             for variable in student.trainable_variables:
                 if variable.path != table.path:
