@@ -227,7 +227,8 @@ class DistillSection:
 @dataclass
 class VocabExtensionSection(VocabGrowthSection):
     """Grow a `bert:` or `muse` student's vocabulary with the pieces its training texts need
-    (see relkt.encoders.vocab_extension); the teacher keeps its own."""
+    (see relkt.encoders.vocab_extension); the frozen teacher keeps its own (a teacher grows one in stage 1 with the
+    teacher config's `extend_vocab`)."""
 
     key: ClassVar[str] = "student.extend_vocab"
     # The texts the new pieces are learned from: every training text (all), or with student.language_rows only the
