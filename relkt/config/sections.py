@@ -281,6 +281,11 @@ class VocabGrowthSection:
     # per-dimension embedding spread (0.055), so untrained rows hardly learn without it.
     new_rows_lr_multiplier: float = 1.0
 
+    def extension_options(self) -> dict[str, Any]:
+        """The settings `relkt.encoders.registry.extend_encoder_vocabulary` takes, by name."""
+        names = ("min_count", "init", "split_scripts", "pieces", "piece_scripts", "piece_chars")
+        return {name: getattr(self, name) for name in names}
+
     def validate(self) -> None:
         k = self.key
         if self.min_count < 1:

@@ -164,15 +164,7 @@ class StudentTrainer(Stage):
             texts = self.vocabulary_texts(v.learn_from, c.student.language_rows.langs)
             try:
                 student, self.vocab_extension = extend_encoder_vocabulary(
-                    student,
-                    texts,
-                    v.min_count,
-                    v.init,
-                    v.split_scripts,
-                    seed=c.seed,
-                    pieces=v.pieces,
-                    piece_scripts=v.piece_scripts,
-                    piece_chars=v.piece_chars,
+                    student, texts, seed=c.seed, **v.extension_options()
                 )
             except ConfigError as e:
                 raise ConfigError(f"student.extend_vocab (student.spec={spec!r}): {e}") from None

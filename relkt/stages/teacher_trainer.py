@@ -155,17 +155,7 @@ class TeacherTrainer(Stage):
         chosen = [self.align.langs.index(lang) for lang in v.langs]
         texts = sorted(set(self.align.xx[np.isin(self.align.lang_of, chosen)].tolist()))
         try:
-            grown, extension = extend_encoder_vocabulary(
-                encoder,
-                texts,
-                v.min_count,
-                v.init,
-                v.split_scripts,
-                seed=self.config.seed,
-                pieces=v.pieces,
-                piece_scripts=v.piece_scripts,
-                piece_chars=v.piece_chars,
-            )
+            grown, extension = extend_encoder_vocabulary(encoder, texts, seed=self.config.seed, **v.extension_options())
         except ConfigError as e:
             raise ConfigError(f"extend_vocab (encoder.spec={self.config.encoder.spec!r}): {e}") from None
         log.info(
