@@ -156,7 +156,10 @@ def extend_sentencepiece_vocabulary(
     if any(c.isspace() for c in piece_chars):
         raise ConfigError(f"extend_vocab.piece_chars={piece_chars!r}: list letters only, no spaces")
     if encoder.added_pieces_start:
-        raise ConfigError("this muse encoder's vocabulary was extended already; extend the base (teacher) once")
+        raise ConfigError(
+            f"this muse encoder's vocabulary was extended already (rows {encoder.added_rows_start} on, e.g. a teacher "
+            f"that grew its own): set extend_vocab.enabled false; those rows train with the rest"
+        )
     proto = bytes(encoder.tokenizer.proto)
     model = _model(proto)
     unreadable, partial = missing_characters(proto, texts)
