@@ -4,9 +4,10 @@
         --pairs-dir ../shared/data/parallel --rank 1 --test-dir ../shared/data/xquad-r --output runs/debiased
 
 The export reads like any relkt export (`hub.load(OUTPUT)`, `relkt evaluate --encoder hub:OUTPUT`) and gives the
-vectors `relkt evaluate --language-pairs DIR --remove-language-subspace RANK` scores the base with. A pair holding a
-text of a `--test-dir` source is dropped before anything is learned; `language_subspace.npz` beside the model keeps
-the means and directions.
+vectors `relkt evaluate --language-pairs DIR --remove-language-subspace RANK` scores the base with when both learn
+from the same languages (evaluate learns from the pool's: give them as `--langs`), a muse model reading texts whole
+as the scorer does. A pair holding a text of a `--test-dir` source is dropped before anything is learned;
+`language_subspace.npz` beside the model keeps the means and directions.
 """
 
 from __future__ import annotations

@@ -103,14 +103,16 @@ def export_without_language_subspace(
 ) -> tuple[Path, LanguageSubspace]:
     """The encoder `spec` with the shared language directions built in, exported to `output` (a new or empty folder,
     or an earlier relkt export); the subspace as `language_subspace.npz` beside it."""
-    from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.subspace_removed_encoder import SubspaceRemovedEncoder  # deferred: heavy (TensorFlow)
+    from relkt.jobs.scoring import scoring_encoder  # deferred: the scorer loads TensorFlow
 
     claim_export_dir(output)
     if rank < 1:
         raise ConfigError(f"rank: the directions projected out of the export, a whole number >= 1, got {rank}")
-    encoder = build_encoder(spec, trainable=False)
+    # built as the scorer builds it: a kind scored whole (muse) is exported reading whole texts, so an article reads
+    # the same through `hub.load` as in `relkt evaluate`, not cut at the training length
+    encoder, _ = scoring_encoder(spec)
     space, learned = fit_language_subspace(encoder, pairs_dir, langs, rank, exclude_texts, per_lang)
     training = {
         "stage": "language_subspace_removed",

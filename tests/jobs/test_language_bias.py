@@ -63,3 +63,25 @@ def test_scoring_removes_the_bias_learned_from_pairs_that_hold_no_pool_text(synt
     ):
         with pytest.raises(ConfigError, match=message):
             api.score("ngram", data, "all", progress=False, **options)
+
+
+def test_a_debiased_muse_export_reads_a_long_text_whole_as_the_scorer_does(tmp_path):
+    import tensorflow as tf
+    import tensorflow_hub as hub
+
+    from relkt.encoders.export import export_encoder
+    from relkt.jobs.language_bias import LanguageBiasRemoved, export_without_language_subspace
+    from relkt.jobs.scoring import scoring_encoder
+    from tests.helpers.tiny_muse import tiny_muse_encoder
+
+    trained = export_encoder(tiny_muse_encoder(max_length=8), tmp_path / "best")  # trained at 8 pieces
+    article = [" ".join(TEXTS * 6), TEXTS[0]]  # an article of many more pieces than 8, and a sentence
+    path, space = export_without_language_subspace(
+        f"muse:{trained}", str(pair_files(tmp_path / "pairs")), tmp_path / "out"
+    )
+    scorer, _ = scoring_encoder(f"muse:{trained}")  # what `relkt evaluate` scores it with: the article whole
+    expected = LanguageBiasRemoved(scorer, space, {}, means=False, project=True).encode(article)
+    exported = hub.load(str(path))(tf.constant(article)).numpy()
+    np.testing.assert_allclose(exported, expected, atol=1e-5)
+    cut = LanguageBiasRemoved(tiny_muse_encoder(max_length=8), space, {}, means=False, project=True).encode(article)
+    assert not np.allclose(exported[0], cut[0], atol=1e-3)  # cut at the training length, the article reads otherwise
