@@ -102,7 +102,7 @@ def test_configs_stay_small():
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in configs)
     # A variant writes only what it changes from its base; bases are at most two levels deep, so a variant of a
     # variant spells out what its parent changed. The bound is a budget: raise it for a setup a chapter needs.
-    assert lines <= 730, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
+    assert lines <= 740, f"configs/ holds {lines} lines: write a variant as its base plus what it changes"
 
 
 # The reference code's settings (2_use_finetune_teacher / 3_use_finetune_distillation .sh/.py), which both reference
