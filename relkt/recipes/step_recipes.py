@@ -109,6 +109,33 @@ def paper_scale(setup: Setup, configs: Path, seed: int | None) -> list[Step]:
     return steps
 
 
+LAREQA_EIGHT = "ar,de,en,es,ru,th,tr,zh"  # LAReQA Table 5's pool: the languages mUSE was trained on
+
+
+@step_recipe("lareqa")
+def lareqa(setup: Setup, configs: Path, seed: int | None) -> list[Step]:
+    """The recommended LAReQA recipe: one teacher run (BM25 epoch, then an epoch of negatives mined online), its rows
+    student, and zero-shot mUSE, each scored on XQuAD-R whole, XQuAD-R's eight (LAReQA Table 5) and MLQA-R whole, each
+    model against the one before it."""
+    root, data = run_root(setup.name, seed), shared_data()
+    pools = {
+        "xquad-r": whole(f"{data}/xquad-r"),
+        "xquad-r-eight": [*whole(f"{data}/xquad-r"), "--langs", LAREQA_EIGHT],
+        "mlqa-r": whole(f"{data}/mlqa/dev"),
+    }
+    teacher, student = f"{root}/teacher", f"{root}/student"
+    models = {"zero_shot": "muse", "teacher": f"muse:{teacher}/best", "student": f"muse:{student}/best"}
+    steps = [
+        train("teacher", configs / setup.teacher, teacher, seed),
+        train("student", configs / setup.student, student, seed, f"teacher.spec=muse:{teacher}/best"),
+    ]
+    for pool, where in pools.items():
+        results = [f"{root}/scores/{name}_{pool}.json" for name in models]
+        steps += [score(f"{name} {pool}", spec, out, *where) for (name, spec), out in zip(models.items(), results)]
+        steps.append(compare(pool, results, f"{root}/comparison_{pool}.md"))
+    return steps
+
+
 def apertium_reads_spanish() -> bool:
     """Whether Apertium's English -> Spanish pair is installed (the Apertium student's translations need it)."""
     if shutil.which("apertium") is None:
