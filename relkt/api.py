@@ -149,7 +149,8 @@ def score(
     **options: Any,
 ) -> Evaluation:
     """Score an encoder on one split of a QA source (relkt.jobs.scoring.score: `options` are its langs,
-    xx_en_units, max_length, corpus_dir, batch_size, progress, output). `trust_model`: load a model folder whose
+    xx_en_units, max_length, corpus_dir, batch_size, progress, output, rank_adjust: the pool also ranked
+    language-aware, chosen on dev, in the result's `adjusted`). `trust_model`: load a model folder whose
     graph touches files (a model folder is code)."""
     _expect(trust_model, bool, "trust_model", "True or False")
     valid = [name for name in inspect.signature(_score).parameters if name not in ("encoder", "data", "split")]
@@ -216,10 +217,11 @@ def interpolate(request: InterpolateRequest, trust_model: bool = False) -> Inter
 def compare(
     paths: Sequence[str | Path], against: str = "previous", unit: str = "pool", bootstrap: int = 1000, seed: int = 0
 ) -> str:
-    """Scores written by `score(..., output=...)` side by side, each against the one before it (or the first), with
-    paired bootstrap and McNemar per language (relkt.recipes.comparison)."""
-    if isinstance(paths, (str, Path)) or not all(isinstance(p, (str, Path)) for p in paths):
-        raise ConfigError(f"paths: expected a list of results files, got {paths!r}")
+    """Scores written by `score(..., output=...)`, or committed records (docs/results/records/), side by side, each
+    against the one before it (or the first), with paired bootstrap and McNemar per language
+    (relkt.recipes.comparison)."""
+    if isinstance(paths, (str, Path)) or not all(isinstance(p, (str, Path)) for p in paths) or not len(paths):
+        raise ConfigError(f"paths: expected a list of one or more results files or records, got {paths!r}")
     return comparison(paths, against=against, unit=unit, bootstrap=bootstrap, seed=seed)
 
 

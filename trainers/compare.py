@@ -2,6 +2,8 @@
 whether each run's differences from the one before it are significant (relkt.recipes.comparison).
 
     python trainers/compare.py runs/x/zero_shot_test.json runs/x/teacher/test.json runs/x/student/test.json
+    python trainers/compare.py docs/results/records/lareqa_muse/teacher_xquad-r.json \
+        docs/results/records/lareqa_muse/student_xquad-r.json      # committed records: no run folder needed
 
 Significance needs the per-question scores relkt evaluate writes beside each result
 (`test.per_question.npz`): a paired bootstrap CI of the LAReQA mAP difference and McNemar's test on
@@ -21,12 +23,15 @@ from pathlib import Path
 from relkt.cli.common import Parser, shown
 from relkt.errors import DataError, WriteError
 from relkt.io import claim_file
+from relkt.jobs.record import is_record_file
 from relkt.recipes.comparison import UNITS, comparison, is_comparison_file, write_comparison
 
 
 def parse_args(argv: Sequence[str] | None):
     p = Parser(prog="python trainers/compare.py", description=__doc__.split("\n")[0])
-    p.add_argument("results", nargs="+", help="results JSON files written by relkt evaluate --output")
+    p.add_argument(
+        "results", nargs="+", help="results JSON files written by relkt evaluate --output, or committed records"
+    )
     p.add_argument(
         "--against",
         choices=("previous", "first"),
@@ -65,20 +70,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     output = (
         Path(args.output)
         if args.output
+        else None
+        if any(map(is_record_file, paths))  # records are committed files: a comparison of them is printed, not kept
         else Path(os.path.commonpath([p.resolve().parent for p in paths])) / "comparison.md"
     )
     try:
-        claim_file(output, is_comparison_file, "comparison")  # refused before the tables are computed
+        if output is not None:
+            claim_file(output, is_comparison_file, "comparison")  # refused before the tables are computed
         text = comparison(paths, args.against, args.xx_en_unit, args.bootstrap, args.seed, args.english_gap)
         print(text, end="")
-        write_comparison(output, text)
+        if output is not None:
+            write_comparison(output, text)
     except DataError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except WriteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(f"\nwrote {shown(output)}")
+    if output is not None:
+        print(f"\nwrote {shown(output)}")
     return 0
 
 

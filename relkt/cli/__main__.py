@@ -18,6 +18,8 @@ COMMANDS = {
     "interpolate": ("relkt.cli.interpolate", "WiSE-FT mixes of a teacher and its student, alpha chosen on dev"),
     "reproduce": ("relkt.cli.reproduce", "a setup of configs/setups.yaml end to end (--list: every setup, its status)"),
     "debias": ("relkt.cli.debias", "an export with the language directions learned from pair files projected out"),
+    "record": ("relkt.cli.record", "keep a scored model as a committed record (docs/results/records/)"),
+    "tables": ("relkt.cli.tables", "draw the README's and the results index's tables from the committed records"),
 }
 
 

@@ -24,11 +24,13 @@ from relkt.io import claim_file
 from relkt.jobs.pool import pool_settings
 from relkt.jobs.requests import PoolRequest
 from relkt.jobs.scoring import (
+    adjusted_path,
     best_export,
     card_with_test,
     is_per_question_file,
     is_result_file,
     per_question_path,
+    rank_choice_line,
     score_sources,
     write_evaluation,
 )
@@ -128,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="one more test source (repeat for more), scored whole after --test-dir, each its own table and "
         "OUTPUT.NAME.json (default: the --config run's data.more_test)",
     )
+    p.add_argument(
+        "--rank-adjust",
+        default="none",
+        metavar="SETTING",
+        help="also rank the pool language-aware, a second table and OUTPUT.adjusted.json beside the raw ones: auto "
+        "(method and k chosen on the source's dev split when --split test is scored; cross-fitted by article halves "
+        "when a pool is scored whole), or center, csls:K, margin:K (default: none)",
+    )
     p.add_argument("--batch-size", type=positive_int, default=64, help="texts per encoding batch (default: 64)")
     p.add_argument(
         "--output",
@@ -192,6 +202,10 @@ def run(args) -> int:
                 writable_file(output)
             claim_file(output, is_result_file, "results JSON")
             claim_file(per_question_path(output), is_per_question_file, "per-question file")
+    if args.rank_adjust != "none":
+        for output in filter(None, outputs):
+            claim_file(adjusted_path(output), is_result_file, "results JSON")
+            claim_file(per_question_path(adjusted_path(output)), is_per_question_file, "per-question file")
     encoder = args.encoder or best_export(args.config)
     results = score_sources(
         encoder,
@@ -209,15 +223,22 @@ def run(args) -> int:
         remove_language_means=args.remove_language_means,
         answer_context=not args.no_answer_context,
         evaluators=args.evaluator,
+        rank_adjust=args.rank_adjust,
     )
     for each, output, result in zip(sources, outputs, results):
         result.results["setup"]["config"] = args.config
         if len(sources) > 1:
             print(f"\ntest source {each.test_dir}:")
         print(evaluation_table(result.results))
+        if result.adjusted is not None:
+            choice = result.adjusted.results["rank_adjust"]
+            print(f"\nlanguage-aware ranking ({choice['mode']}: {rank_choice_line(choice)}):")
+            print(evaluation_table(result.adjusted.results))
         if output:
             write_evaluation(result, output)
             print(f"wrote {shown(output)} and {shown(per_question_path(output))}")
+            if result.adjusted is not None:
+                print(f"wrote {shown(adjusted_path(output))} and its per-question file (language-aware ranking)")
             card_of = export_folder(args.encoder) if args.card and args.encoder else None
             if args.config and not args.encoder:
                 card_of = Path(args.config).parent / "best"

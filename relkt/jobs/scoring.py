@@ -52,6 +52,8 @@ class Evaluation:
     results: dict[str, Any]
     per_question: dict[str, np.ndarray] = field(default_factory=dict)
     output: Path | None = None
+    # the same pool ranked language-aware (`score(rank_adjust=...)`): always beside the raw scores, never instead
+    adjusted: Evaluation | None = None
 
     def flat(self) -> dict[str, float]:
         """Every metric under one flat key: `lareqa/mAP`, `lareqa/de/P@1`, `xx_en/de/P@1`, `xx_en_article/el/P@1`."""
@@ -85,6 +87,7 @@ def score(
     remove_language_means: bool = False,
     answer_context: bool = True,
     evaluators: Sequence[str] = (),
+    rank_adjust: str = "none",
 ) -> Evaluation:
     """Score an encoder on one split of a QA source: LAReQA's pool and CL-ReLKT's XX->EN protocol.
 
@@ -111,6 +114,10 @@ def score(
             is scored mixed; False scores its candidates as sentences alone.
         evaluators: more evaluators by their registered name (relkt.metrics.evaluator), each built on the pool;
             their metrics (`NAME/...`) are the results' `more_metrics`.
+        rank_adjust: `none`; or the pool also ranked language-aware (relkt.metrics.language_aware_ranking), the
+            result's `adjusted`: `auto` chooses the method and k on the same source's dev split when the test split
+            is scored (never on the test pool), and cross-fits them by article halves when a pool is scored whole
+            (each half's setting chosen on the other half); `center`, `csls:K`, `margin:K` fix one.
 
     Returns:
         An `Evaluation`: `results` (relkt evaluate's JSON layout), `per_question` (each question's scores, for
@@ -141,9 +148,11 @@ def score(
             f"evaluators: {unknown[0]!r} is not an evaluator that can be asked for by name; valid: "
             f"{', '.join(named_evaluators()) or 'none registered'}"
         )
+    check_rank_adjust(rank_adjust)
     if output is not None:  # refused before the encoding, not after it
-        claim_file(output, is_result_file, "results JSON")
-        claim_file(per_question_path(Path(output)), is_per_question_file, "per-question file")
+        for path in [Path(output)] + ([adjusted_path(output)] if rank_adjust != "none" else []):
+            claim_file(path, is_result_file, "results JSON")
+            claim_file(per_question_path(path), is_per_question_file, "per-question file")
     pool = load_split(settings, split, langs=list(langs) if langs else None)
     log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
     source, within = scored_source(settings, split)
@@ -206,6 +215,9 @@ def score(
         "score_seconds": round(t2 - t1, 2),
     }
     result = Evaluation(results, per_question_arrays(evaluator, unit_evaluator))
+    if rank_adjust != "none":
+        dev = within == "test" and split == "test"  # a dev split of the same source: else cross-fitted
+        result.adjusted = adjusted_evaluation(result, evaluator, unit_evaluator, cached, settings, dev, rank_adjust)
     if output is not None:
         result.output = write_evaluation(result, output)
     return result
@@ -354,8 +366,81 @@ def card_with_test(best: Path, result: Evaluation, command: str) -> Path:
 
 
 def write_evaluation(result: Evaluation, output: str | Path) -> Path:
-    """The results JSON at `output` and its per-question scores beside it (`per_question_path`), as one unit."""
+    """The results JSON at `output` and its per-question scores beside it (`per_question_path`), as one unit; the
+    language-aware ranking's, when scored, at `adjusted_path(output)` the same way."""
+    if result.adjusted is not None:
+        write_result_pair(result.adjusted.results, result.adjusted.per_question, adjusted_path(output))
     return write_result_pair(result.results, result.per_question, output)
+
+
+def adjusted_path(output: str | Path) -> Path:
+    """Where the language-aware ranking's results go beside the raw ones: `x.json` -> `x.adjusted.json`."""
+    output = Path(output)
+    return output.with_name(output.stem + ".adjusted.json")
+
+
+def check_rank_adjust(rank_adjust: object) -> None:
+    """A ConfigError unless `rank_adjust` is none, auto or a setting (center, csls:K, margin:K)."""
+    from relkt.metrics.language_aware_ranking import RankSetting  # deferred: only when a setting is named
+
+    if rank_adjust in ("none", "auto"):
+        return
+    if not isinstance(rank_adjust, str):
+        raise ConfigError(f"rank_adjust: none, auto or a setting (center, csls:K, margin:K), got {rank_adjust!r}")
+    try:
+        RankSetting.parse(rank_adjust)
+    except ValueError as e:
+        raise ConfigError(f"rank_adjust: none, auto or a setting ({e})") from None
+
+
+def adjusted_evaluation(
+    raw: Evaluation, evaluator, unit_evaluator, cached, settings: PoolSection, dev: bool, rank_adjust: str
+) -> Evaluation:
+    """The raw evaluation's pool ranked language-aware: the setting fixed, chosen on the same source's dev split
+    (`dev`), or cross-fitted by article halves (a pool scored whole). The embeddings are the raw scoring's (the
+    cache encodes nothing again); the answer-unit XX->EN blocks rank English units alone and stay the raw ones."""
+    from relkt.metrics import language_aware_ranking as lar  # deferred: only when asked for
+
+    pool = evaluator.pool
+    q, c = evaluator.encode(cached)
+    if rank_adjust != "auto":
+        chosen: Any = lar.RankSetting.parse(rank_adjust)
+        record: dict[str, Any] = {"mode": "fixed", "chosen": chosen.name}
+    elif dev:
+        dev_pool = load_split(settings, "dev", langs=pool.langs)
+        if sorted(dev_pool.langs) != sorted(pool.langs):
+            raise ConfigError(
+                f"rank_adjust auto: the dev split holds {', '.join(dev_pool.langs)}, the scored pool "
+                f"{', '.join(pool.langs)}: not a pool of the same kind to choose on; score the pool whole (split all, "
+                "cross-fitted) or fix a setting (center, csls:K, margin:K)"
+            )
+        dev_eval = LareqaEvaluator(
+            dev_pool, settings.with_context, evaluator.batch_size, answer_context=evaluator.answer_context
+        )
+        qd, cd = dev_eval.encode(cached)
+        chosen, maps = lar.choose_setting(qd, cd, dev_pool.gold, dev_pool.candidate_langs)
+        record = {"mode": "dev", "chosen": chosen.name, "dev_questions": len(dev_pool.questions), "chosen_on": maps}
+    else:
+        halves = lar.article_halves([x.qas_id for x in pool.questions], [x.article for x in pool.questions])
+        chosen, choice = lar.crossfit_settings(q, c, pool.gold, pool.candidate_langs, halves)
+        record = {"mode": "crossfit", "folds": 2, **choice}
+    ranking = lar.LanguageAwareRanking(q, c, pool.candidate_langs, chosen)
+    context = evaluator.answer_context
+    adjusted = LareqaEvaluator(pool, evaluator.with_context, evaluator.batch_size, answer_context=context)
+    results = adjusted.compute(q, c, ranking)
+    results.update({k: v for k, v in raw.results.items() if k.startswith("xx_en_") or k == "corpus"})
+    results["setup"] = dict(raw.results["setup"])
+    results["rank_adjust"] = record
+    log.info("language-aware ranking (%s): %s", record["mode"], rank_choice_line(record))
+    return Evaluation(results, per_question_arrays(adjusted, unit_evaluator))
+
+
+def rank_choice_line(record: dict) -> str:
+    """The setting(s) a language-aware ranking used, in a few words."""
+    if record["mode"] == "crossfit":
+        halves = [(k, v) for k, v in record.items() if k.startswith("half")]
+        return ", ".join(f"{k} {v['chosen']} ({v['questions']} questions)" for k, v in halves)
+    return record["chosen"]
 
 
 PAIR_KEY = "per_question_key"  # one random key in the results JSON and its .per_question.npz: the two belong together
@@ -442,6 +527,22 @@ def corpus_bitext(folder: str, dev_pairs: int, langs: Sequence[str], encoder, ba
         raise ConfigError(f"corpus_dir {folder}: no {{lang}}.tsv for any of {', '.join(langs)}")
     flat = CorpusBitextEvaluator(dev, batch_size)(encoder)
     return {lang: {"P@1": flat[f"corpus/{lang}/P@1"], "n_pairs": len(dev[lang])} for lang in sorted(dev)}
+
+
+def read_results_file(path: str | Path) -> dict:
+    """One results JSON of relkt evaluate; a DataError naming it when it is missing, not JSON, or not scores (no
+    `lareqa` block)."""
+    try:
+        results = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(
+            f"{path}: no such results file (write it with python -m relkt.cli.evaluate --output {path})"
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DataError(f"{path}: not a results JSON ({e})") from None
+    if not isinstance(results, dict) or not isinstance(results.get("lareqa"), dict):
+        raise DataError(f"{path}: not a results JSON of relkt evaluate (no 'lareqa' block of scores)")
+    return results
 
 
 def per_question_path(output: str | Path) -> Path:

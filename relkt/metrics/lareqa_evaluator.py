@@ -68,14 +68,16 @@ class LareqaEvaluator:
         contexts = [c.context for c in self.pool.candidates]
         return q, encode_candidates(encoder, sentences, contexts, weight, self.batch_size, progress="candidates")
 
-    def compute(self, question_emb: np.ndarray, candidate_emb: np.ndarray) -> dict:
+    def compute(self, question_emb: np.ndarray, candidate_emb: np.ndarray, ranking=None) -> dict:
         """Nested results: {"lareqa": {..., "per_language": {lang: {...}}}, "xx_en": {lang: {...}}}.
-        Embeddings that cannot rank raise NonFiniteError or DegenerateError (`check_embeddings`)."""
+        Embeddings that cannot rank raise NonFiniteError or DegenerateError (`check_embeddings`). `ranking` (a
+        `LanguageAwareRanking`) adjusts the scores before they rank, in the pool and in XX->EN."""
         pool = self.pool
         check_embeddings(question_emb, "question")
         check_embeddings(candidate_emb, "candidate")
         q_langs, c_langs = pool.question_langs, pool.candidate_langs
-        per_q = per_question_metrics(gold_ranks(question_emb, candidate_emb, pool.gold), self.ks, self.map_ks)
+        ranks = gold_ranks(question_emb, candidate_emb, pool.gold, adjust=ranking)
+        per_q = per_question_metrics(ranks, self.ks, self.map_ks)
         self.per_question = {"lareqa": per_q}
         lareqa = summarize(per_q)
         lareqa["n_candidates"] = len(pool.candidates)
@@ -89,7 +91,9 @@ class LareqaEvaluator:
             g = gold_matrix(pool.gold)
             en_gold = np.where(g >= 0, remap[np.maximum(g, 0)], -1)
             en_gold = np.sort(en_gold, axis=1)[:, ::-1][:, :1]  # the (single) English gold, or -1
-            per_q_en = per_question_metrics(gold_ranks(question_emb, candidate_emb[en], en_gold), self.ks, ())
+            adjust_en = ranking.subset(en) if ranking is not None else None
+            en_ranks = gold_ranks(question_emb, candidate_emb[en], en_gold, adjust=adjust_en)
+            per_q_en = per_question_metrics(en_ranks, self.ks, ())
             self.per_question["xx_en"] = per_q_en
             xx, unscored = {}, []
             for lang in sorted(set(q_langs)):

@@ -46,6 +46,7 @@ def gold_ranks(
     chunk_size: int | None = None,
     sort: bool = True,
     block_elements: int = BLOCK_ELEMENTS,
+    adjust=None,
 ) -> np.ndarray:
     """1-based ranks of each question's gold candidates by dot-product score, sorted ascending.
 
@@ -53,6 +54,8 @@ def gold_ranks(
     `j / r_j` and `r_j <= k` are 0/False there without masks. With `sort=False` column j is the
     rank of gold j as given (for analyses that need each gold's language). Questions are scored in blocks of
     `chunk_size` (default: as many as fit `block_elements` scores); the ranks do not depend on the blocks.
+    `adjust(scores, first_row)`, when given, rewrites each block's scores before they are ranked (language-aware
+    ranking: relkt.metrics.language_aware_ranking).
     """
     q = np.asarray(question_emb, dtype=np.float32)
     c = np.asarray(candidate_emb, dtype=np.float32)
@@ -64,7 +67,8 @@ def gold_ranks(
     chunk = chunk_size or max(1, block_elements // max(c.shape[0], 1))
     ranks = np.full(g_all.shape, np.inf)
     for lo in range(0, q.shape[0], chunk):
-        ranks[lo : lo + chunk] = _block_ranks(q[lo : lo + chunk] @ c.T, g_all[lo : lo + chunk])
+        scores = q[lo : lo + chunk] @ c.T
+        ranks[lo : lo + chunk] = _block_ranks(scores if adjust is None else adjust(scores, lo), g_all[lo : lo + chunk])
     if sort:
         ranks.sort(axis=1)
     return ranks

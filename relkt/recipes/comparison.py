@@ -8,7 +8,6 @@ command line; crossval writes its pooled tables with it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,13 +17,18 @@ from relkt.analysis import gap_to_english, mcnemar, paired_bootstrap
 from relkt.errors import DataError
 from relkt.io import atomic_write_text, claim_file
 from relkt.jobs.pair_coverage import read_per_item
-from relkt.jobs.scoring import per_question_path, read_per_question
+from relkt.jobs.record import is_record_file, load_record, read_record
+from relkt.jobs.scoring import per_question_path, read_per_question, read_results_file
 
 UNITS = ("pool", "article", "paragraph", "sentence", "scored_article", "scored_paragraph")
 
 
 def name_of(path: Path) -> str:
-    """runs/x/student/test.json -> student; runs/x/student/test_last.json -> student:last; other files: their stem."""
+    """runs/x/student/test.json -> student; runs/x/student/test_last.json -> student:last; a record -> SETUP:MODEL;
+    other files: their stem."""
+    if is_record_file(path):
+        record = load_record(path)
+        return f"{record['setup']}:{record['model']}"
     if path.name == "test.json":
         return path.parent.name
     return f"{path.parent.name}:{path.stem[5:]}" if path.stem.startswith("test_") else path.stem
@@ -98,7 +102,9 @@ def side_by_side(names: list[str], results: list[dict], unit: str = "pool") -> l
 
 
 def load_per_question(path: Path) -> dict[str, np.ndarray]:
-    """The per-question scores written beside a results file, keyed by question."""
+    """The per-question scores written beside a results file (or packed in a record), keyed by question."""
+    if is_record_file(path):
+        return read_record(path)[1]
     npz = per_question_path(path)
     if not npz.exists():
         raise FileNotFoundError(
@@ -188,18 +194,11 @@ def english_gap_lines(name: str, per_question: dict, unit: str = "pool") -> list
 
 
 def read_results(path: Path) -> dict:
-    """One results JSON; a DataError naming it when it is missing, not JSON, or not scores (no `lareqa` block)."""
-    try:
-        results = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(
-            f"{path}: no such results file (write it with python -m relkt.cli.evaluate --output {path})"
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(f"{path}: not a results JSON ({e})") from None
-    if not isinstance(results, dict) or not isinstance(results.get("lareqa"), dict):
-        raise DataError(f"{path}: not a results JSON of relkt evaluate (no 'lareqa' block of scores)")
-    return results
+    """One results JSON (or a committed record's results); a DataError naming it when it is missing, not JSON, or not
+    scores (no `lareqa` block)."""
+    if is_record_file(Path(path)):
+        return read_record(path)[0]
+    return read_results_file(path)
 
 
 def comparison(
@@ -215,6 +214,8 @@ def comparison(
     sentences; article ...: CL-ReLKT's protocol)."""
     if unit not in UNITS:
         raise DataError(f"unit {unit!r}: valid: {', '.join(UNITS)}")
+    if against not in ("previous", "first"):
+        raise DataError(f"against {against!r}: valid: previous, first")
     paths = [Path(p) for p in paths]
     results = [read_results(p) for p in paths]
     names = [name_of(p) for p in paths]

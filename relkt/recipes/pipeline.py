@@ -49,14 +49,36 @@ class Step:
         return self.shown_as or "python -m " + shlex.join(self.argv)
 
 
+def record(setup: Setup, model: str, pool: str, results: str) -> Step:
+    """Keep `results` (a score step's file) as the setup's committed record of `model` on `pool`
+    (docs/results/records/SETUP/MODEL_POOL.json, relkt.jobs.record), written again only when the results are newer."""
+    from relkt.jobs.record import record_path, record_results  # deferred: numpy, when the steps are listed
+
+    path = record_path(setup.name, model, pool)
+
+    def write() -> None:
+        if path.is_file() and path.stat().st_mtime >= Path(results).stat().st_mtime:
+            print(f"{path} is newer than {results}; kept")
+            return
+        record_results(results, setup=setup.name, model=model, pool=pool, chapter=setup.chapter, output=path)
+        print(f"wrote {path}")
+
+    return Step(
+        f"record {model} {pool}", [], call=write, shown_as=f"relkt record {results} -> {path}", report=str(path)
+    )
+
+
 def output_dir_of(config: Path) -> str:
     """A config's run folder, through its base chain."""
     cls = StudentConfig if "student" in config.stem else TeacherConfig
     return load_config(cls, config).output_dir
 
 
-def _score(name: str, spec: str, output: str, model: str = "", card: bool = False) -> Step:
-    argv = ["relkt.cli.evaluate", "--encoder", spec, "--split", "test", "--no-progress", "--output", output]
+def _score(name: str, spec: str, output: str, config: str, model: str = "", card: bool = False) -> Step:
+    """`relkt evaluate` of `spec` on the test split of the data `config` (a run's saved config, or the setup's
+    config before its run) names: the data the model trained on, never an environment variable's instead."""
+    argv = ["relkt.cli.evaluate", "--encoder", spec, "--config", config, "--split", "test", "--no-progress"]
+    argv += ["--output", output]
     return Step(name, argv + (["--card"] if card else []), output, model, [output])
 
 
@@ -76,9 +98,11 @@ def pipeline_steps(setup: Setup, configs_dir: Path, seed: int | None = None) -> 
     kind = load_config(StudentConfig, configs_dir / setup.student).teacher.spec.split(":", 1)[0]
     zero = f"{root}/zero_shot_test.json"
     steps = [
-        _score("zero-shot", setup.zero_shot or "muse", zero),
+        _score("zero-shot", setup.zero_shot or "muse", zero, str(teacher_cfg)),
         Step("teacher", ["relkt.train_teacher", "--config", str(teacher_cfg), *_run_sets(seed_set, seed, t_out)]),
-        _score("teacher test", f"hub:{t_out}/best", f"{t_out}/test.json", f"{t_out}/best", card=True),
+        _score(
+            "teacher test", f"hub:{t_out}/best", f"{t_out}/test.json", f"{t_out}/config.yaml", f"{t_out}/best", True
+        ),
     ]
     students = [(c, output_dir_of(configs_dir / c)) for c in (setup.student, *setup.more_students)]
     for config, out in students:
@@ -87,8 +111,9 @@ def pipeline_steps(setup: Setup, configs_dir: Path, seed: int | None = None) -> 
         steps.append(
             Step(f"student {Path(config).stem}", ["relkt.train_student", "--config", str(configs_dir / config), *sets])
         )
-        steps.append(_score("student test", f"hub:{out}/best", f"{out}/test.json", f"{out}/best", card=True))
-        steps.append(_score("student last test", f"hub:{out}/last", f"{out}/test_last.json", f"{out}/last"))
+        run = f"{out}/config.yaml"
+        steps.append(_score("student test", f"hub:{out}/best", f"{out}/test.json", run, f"{out}/best", True))
+        steps.append(_score("student last test", f"hub:{out}/last", f"{out}/test_last.json", run, f"{out}/last"))
         if setup.interpolate:
             steps.append(
                 Step(
@@ -104,14 +129,23 @@ def pipeline_steps(setup: Setup, configs_dir: Path, seed: int | None = None) -> 
                     ],
                 )
             )
-            steps.append(_score("interpolated test", f"hub:{out}/wise", f"{out}/test_wise.json", f"{out}/wise"))
+            steps.append(_score("interpolated test", f"hub:{out}/wise", f"{out}/test_wise.json", run, f"{out}/wise"))
     for config in setup.grow_students:
         out = output_dir_of(configs_dir / config)
         out = f"{root}/{Path(out).name}_e4" if seed is not None else f"{out}_e4"
         sets = ["--set", f"teacher.spec={kind}:{t_out}/best", *_run_sets(seed_set, seed, out)]
         sets += ["--set", f"output_dir={out}", "--set", "distill.epochs=4"]
         steps.append(Step("grown student", ["relkt.train_student", "--config", str(configs_dir / config), *sets]))
-        steps.append(_score("grown student test", f"hub:{out}/best", f"{out}/test.json", f"{out}/best"))
+        steps.append(
+            _score("grown student test", f"hub:{out}/best", f"{out}/test.json", f"{out}/config.yaml", f"{out}/best")
+        )
+    if setup.chapter and seed is None:  # a seeded rerun is not the setup's record
+        first = f"{students[0][1]}/test.json"
+        steps += [
+            record(setup, "zero_shot", "test", zero),
+            record(setup, "teacher", "test", f"{t_out}/test.json"),
+            record(setup, "student", "test", first),
+        ]
     return steps
 
 

@@ -45,6 +45,8 @@ class Setup:
     set: tuple[str, ...] = ()
     teacher_set: tuple[str, ...] = ()  # crossval: KEY=VALUE overrides for the teacher alone
     student_set: tuple[str, ...] = ()  # crossval: KEY=VALUE overrides for the student(s) alone
+    # the docs page that reads the setup's results: its scored models are kept as records (docs/results/records/)
+    chapter: str = ""
 
     def configs(self) -> list[str]:
         """The setup's config files, each once, in order: teacher, student, more students, grown students."""

@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from relkt.recipes.pipeline import Step
+from relkt.recipes.pipeline import Step, record
 from relkt.recipes.setups import Setup
 
 StepRecipe = Callable[[Setup, Path, "int | None"], list[Step]]
@@ -131,9 +131,17 @@ def lareqa(setup: Setup, configs: Path, seed: int | None) -> list[Step]:
     ]
     for pool, where in pools.items():
         results = [f"{root}/scores/{name}_{pool}.json" for name in models]
-        steps += [score(f"{name} {pool}", spec, out, *where) for (name, spec), out in zip(models.items(), results)]
+        for (name, spec), out in zip(models.items(), results):
+            steps.append(score(f"{name} {pool}", spec, out, *where, "--rank-adjust", "auto"))
+            if seed is None and setup.chapter:  # a seeded rerun is not the setup's record
+                steps += [record(setup, name, pool, out), record(setup, name, f"{pool}-adjusted", adjusted(out))]
         steps.append(compare(pool, results, f"{root}/comparison_{pool}.md"))
     return steps
+
+
+def adjusted(results: str) -> str:
+    """The language-aware ranking's results beside `results` (relkt.jobs.scoring.adjusted_path)."""
+    return str(Path(results).with_name(Path(results).stem + ".adjusted.json"))
 
 
 def apertium_reads_spanish() -> bool:
