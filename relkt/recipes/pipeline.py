@@ -76,9 +76,10 @@ def output_dir_of(config: Path) -> str:
 
 def _score(name: str, spec: str, output: str, config: str, model: str = "", card: bool = False) -> Step:
     """`relkt evaluate` of `spec` on the test split of the data `config` (a run's saved config, or the setup's
-    config before its run) names: the data the model trained on, never an environment variable's instead."""
+    config before its run) names: the data the model trained on, never an environment variable's instead. The
+    models a setup records (`card`, and zero-shot) are also ranked language-aware, the setting chosen on dev."""
     argv = ["relkt.cli.evaluate", "--encoder", spec, "--config", config, "--split", "test", "--no-progress"]
-    argv += ["--output", output]
+    argv += ["--output", output] + (["--rank-adjust", "auto"] if card or name == "zero-shot" else [])
     return Step(name, argv + (["--card"] if card else []), output, model, [output])
 
 
@@ -141,11 +142,9 @@ def pipeline_steps(setup: Setup, configs_dir: Path, seed: int | None = None) -> 
         )
     if setup.chapter and seed is None:  # a seeded rerun is not the setup's record
         first = f"{students[0][1]}/test.json"
-        steps += [
-            record(setup, "zero_shot", "test", zero),
-            record(setup, "teacher", "test", f"{t_out}/test.json"),
-            record(setup, "student", "test", first),
-        ]
+        for model, results in (("zero_shot", zero), ("teacher", f"{t_out}/test.json"), ("student", first)):
+            adjusted = str(Path(results).with_name(Path(results).stem + ".adjusted.json"))
+            steps += [record(setup, model, "test", results), record(setup, model, "test-adjusted", adjusted)]
     return steps
 
 
