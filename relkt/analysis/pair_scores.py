@@ -45,7 +45,10 @@ def pair_scores(
                 tasks["questions_centered"] = (centered(xx, means[0]), centered(en, means[1]))
             for name, (a, b) in tasks.items():
                 result = pair_retrieval(a, b, pairs.xx, pairs.en, f"{name} {lang}")
-                entry[name] = {d: {"P@1": r["P@1"], "MRR": r["MRR"], "n": len(pairs)} for d, r in result.items()}
+                entry[name] = {
+                    d: {"P@1": r["P@1"], "MRR": r["MRR"], "margin P@1": r["margin P@1"], "n": len(pairs)}
+                    for d, r in result.items()
+                }
                 entry[name]["hub_share"] = hub_share(a, b)
                 hits.update({f"{name}/{lang}/{d}": r["hit1"] for d, r in result.items()})
     return figures, hits

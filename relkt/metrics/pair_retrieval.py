@@ -15,7 +15,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from relkt.metrics.embedding_checks import check_embeddings
+from relkt.metrics.language_aware_ranking import LanguageAwareRanking, RankSetting
 from relkt.metrics.ranking import gold_ranks
+
+MARGIN_K = 4  # LASER's neighbourhood for the ratio margin (Artetxe and Schwenk 2019)
 
 
 def _gold(texts: Sequence[str]) -> list[np.ndarray]:
@@ -26,9 +29,14 @@ def _gold(texts: Sequence[str]) -> list[np.ndarray]:
     return [np.array(where[text], dtype=np.int64) for text in texts]
 
 
-def pair_retrieval(xx_emb: np.ndarray, en_emb: np.ndarray, xx: Sequence[str], en: Sequence[str], name: str) -> dict:
-    """Per item and direction, the rank of the first gold: `xx>en` (each X text ranks every English side) and `en>xx`.
-    Returns {direction: {"rank": (n,) float, "hit1": (n,) bool, "P@1": float, "MRR": float}}."""
+def pair_retrieval(
+    xx_emb: np.ndarray, en_emb: np.ndarray, xx: Sequence[str], en: Sequence[str], name: str, margin_k: int = MARGIN_K
+) -> dict:
+    """Per item and direction, the rank of the first gold: `xx>en` (each X text ranks every English side) and `en>xx`,
+    by cosine and by LASER's ratio margin (each score over the mean of both sides' `margin_k` nearest neighbours:
+    a translation always exists, so the margin only reorders by neighbourhood, never hides an answer).
+    Returns {direction: {"rank": (n,) float, "hit1": (n,) bool, "P@1": float, "MRR": float, "margin_hit1": (n,)
+    bool, "margin P@1": float}}."""
     check_embeddings(xx_emb, f"{name} X side")
     check_embeddings(en_emb, f"{name} English side")
     out = {}
@@ -36,12 +44,19 @@ def pair_retrieval(xx_emb: np.ndarray, en_emb: np.ndarray, xx: Sequence[str], en
         "xx>en": (xx_emb, en_emb, en),
         "en>xx": (en_emb, xx_emb, xx),
     }.items():
-        rank = gold_ranks(queries, candidates, _gold(texts))[:, 0]
+        gold = _gold(texts)
+        rank = gold_ranks(queries, candidates, gold)[:, 0]
+        margin = LanguageAwareRanking(
+            queries, candidates, np.zeros(len(candidates), dtype=int), RankSetting("margin", margin_k)
+        )
+        margin_rank = gold_ranks(queries, candidates, gold, adjust=margin)[:, 0]
         out[direction] = {
             "rank": rank,
             "hit1": rank == 1,
             "P@1": float(np.mean(rank == 1)),
             "MRR": float(np.mean(1.0 / rank)),
+            "margin_hit1": margin_rank == 1,
+            "margin P@1": float(np.mean(margin_rank == 1)),
         }
     return out
 

@@ -66,7 +66,9 @@ def languages_markdown(report: dict) -> str:
         if not rows:
             continue
         hubs = all("hub_share" in figures[n][lang][task] for n in names for lang in rows)
+        margins = all("margin P@1" in figures[n][lang][task]["xx>en"] for n in names for lang in rows)
         head = ["lang", "n"] + [f"{n} {d}" for n in names for d in ("XX>EN P@1 / MRR", "EN>XX P@1 / MRR")]
+        head += [f"{n} {d} P@1 raw / margin" for n in names for d in ("XX>EN", "EN>XX")] if margins else []
         head += [f"{n} XX>EN hub share" for n in names] if hubs else []
         head += [f"{c} {d}" for c in comparisons for d in ("XX>EN", "EN>XX")]
         lines += ["", f"## Retrieval on {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -76,6 +78,10 @@ def languages_markdown(report: dict) -> str:
                 for d in ("xx>en", "en>xx"):
                     r = figures[n][lang][task][d]
                     cells.append(f"{_pct(r['P@1'])} / {_pct(r['MRR'])}")
+            for n in names if margins else ():
+                for d in ("xx>en", "en>xx"):
+                    r = figures[n][lang][task][d]
+                    cells.append(f"{_pct(r['P@1'])} / {_pct(r['margin P@1'])}")
             cells += [_pct(figures[n][lang][task]["hub_share"]) for n in names] if hubs else []
             for c in comparisons.values():
                 cells += [_p(c.get(f"{task}/{lang}/{d}")) for d in ("xx>en", "en>xx")]

@@ -63,3 +63,14 @@ def test_centering_takes_away_what_a_language_shares_worked_by_hand():
     np.testing.assert_allclose(xc, [[1, 0, 0], [0, 1, 0]], atol=1e-6)
     np.testing.assert_allclose(ec, [[1, 0, 0], [0, 1, 0]], atol=1e-6)
     assert pair_retrieval(xc, ec, ["a", "b"], ["A", "B"], "centered")["xx>en"]["P@1"] == 1.0
+
+
+def test_the_ratio_margin_by_hand_lifts_a_translation_a_hub_outscored():
+    # x0's translation e0 (cos 0.5) loses raw to x1's translation h (cos 0.6 to x0), a hub x1 sits close to (0.9).
+    # Ratio margin, k = 1: cos / ((nearest of the query + nearest of the candidate) / 2):
+    #   x0 -> e0: 0.5 / ((0.6 + 0.5) / 2) = 0.909;  x0 -> h: 0.6 / ((0.6 + 0.9) / 2) = 0.8: e0 first
+    xx = np.array([[1.0, 0.0, 0.0], [0.54, 0.72, np.sqrt(0.19)]], np.float32)
+    en = np.array([[0.5, -np.sqrt(0.75), 0.0], [0.6, 0.8, 0.0]], np.float32)
+    out = pair_retrieval(xx, en, ["a", "b"], ["a", "b"], "toy", margin_k=1)
+    assert out["xx>en"]["hit1"].tolist() == [False, True] and out["xx>en"]["P@1"] == 0.5
+    assert out["xx>en"]["margin_hit1"].tolist() == [True, True] and out["xx>en"]["margin P@1"] == 1.0
