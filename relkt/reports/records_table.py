@@ -74,11 +74,12 @@ def with_table(text: str, table: str, where: str) -> str:
 LINK = re.compile(r"\[([A-Za-z0-9_\-]+)\]\(([^)#\s]+)(#[^)\s]*)?\)")
 
 
-def mismatched_links(text: str) -> list[str]:
-    """Links whose text is a bare name (`[in_batch_teacher](...)`) but whose target's file is named otherwise."""
+def mismatched_links(text: str, names: set[str] = frozenset()) -> list[str]:
+    """Links whose text names a file (a snake_case name like `[in_batch_teacher](...)`, or one of `names`) but whose
+    target is a file named otherwise. Prose ("[results](x.md)") is not a name."""
     bad = []
     for name, target, _ in LINK.findall(text):
-        if "://" in target:
+        if "://" in target or not ("_" in name or name in names):
             continue
         stem = Path(target).stem
         if stem != name and Path(target).name != name:
