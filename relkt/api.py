@@ -7,13 +7,14 @@ command) parse their flags into these same calls.
 | a stage's config | `config(stage, path, set, smoke)` | `TeacherConfig` / `StudentConfig` |
 | stage 1, the teacher | `train_teacher(config, **given)` | `RunResult` |
 | stage 2, the student | `train_student(config, **given)` | `RunResult` |
-| scoring | `score(encoder, data, split, ...)` | `Evaluation` |
+| scoring | `score(encoder, data, split, ...)` (`rank_adjust="auto"`: also ranked language-aware) | `Evaluation` |
+| retrieval in a pool of your own | `retrieve(model, questions, candidates, langs, top_k, margin)` | `RetrievalResult` |
 | cross-validation | `cross_validate(teacher_yaml, student_yaml, output, folds)` | `CrossvalResult` |
 | coverage of languages, language bias | `coverage(CoverageRequest(...))` | `CoverageResult` |
 | tokenizer audit | `audit(AuditRequest(...))` | `AuditResult` |
 | teaching languages | `teach(TeachRequest(...))` | `TeachResult` |
 | WiSE-FT interpolation | `interpolate(InterpolateRequest(...))` | `InterpolateResult` |
-| results side by side | `compare(paths, against, unit)` | the Markdown comparison (`str`) |
+| results side by side | `compare(paths, against, unit)` (results files or committed records) | the Markdown comparison (`str`) |
 | a setup end to end | `reproduce(name, setups, seed, dry_run)` | the exit code of what ran |
 | the setups | `setups(path)` | the listing (`str`), recommended first |
 
@@ -48,6 +49,8 @@ from relkt.jobs.coverage import run as _coverage
 from relkt.jobs.interpolate import interpolate as _interpolate
 from relkt.jobs.requests import AuditRequest, CoverageRequest, InterpolateRequest, PoolRequest, TeachRequest
 from relkt.jobs.results import AuditResult, CoverageResult, InterpolateResult, RunResult, TeachResult
+from relkt.jobs.retrieve import RetrievalResult
+from relkt.jobs.retrieve import retrieve as _retrieve
 from relkt.jobs.scoring import Evaluation, TextEncoder
 from relkt.jobs.scoring import score as _score
 from relkt.jobs.teach import teach as _teach
@@ -66,6 +69,7 @@ __all__ = [
     "InterpolateRequest",
     "InterpolateResult",
     "PoolRequest",
+    "RetrievalResult",
     "RunResult",
     "TeachRequest",
     "TeachResult",
@@ -75,6 +79,7 @@ __all__ = [
     "coverage",
     "cross_validate",
     "reproduce",
+    "retrieve",
     "setups",
     "interpolate",
     "score",
@@ -159,6 +164,24 @@ def score(
         raise ConfigError(f"{unknown[0]}: not an option of score; valid: {', '.join(valid)}")
     with trusting_models(trust_model):
         return _score(encoder, data, split, **options)
+
+
+def retrieve(
+    model: str | TextEncoder,
+    questions: Sequence[str],
+    candidates: Sequence[str],
+    *,
+    langs: Sequence[str] | None = None,
+    top_k: int = 10,
+    margin: str = "none",
+    trust_model: bool = False,
+) -> RetrievalResult:
+    """Each question's `top_k` candidates of a pool of your own, best first, with their scores; `margin` ranks
+    within each candidate language by neighbourhood (`center`, `csls:K`, `margin:K`; `langs` gives each candidate's
+    language) (relkt.jobs.retrieve)."""
+    _expect(trust_model, bool, "trust_model", "True or False")
+    with trusting_models(trust_model):
+        return _retrieve(model, questions, candidates, langs=langs, top_k=top_k, margin=margin)
 
 
 TRAINERS = {"teacher": train_teacher, "student": train_student}  # each stage's call, by the name `config` takes

@@ -138,3 +138,22 @@ def test_compare_names_a_file_that_is_no_results_and_warns_when_languages_differ
     table = api.compare([tmp_path / "three.json", tmp_path / "two.json"])
     assert "**Not like for like**: the files score different languages (`three`: de, en, fr; `two`: de, en)" in table
     assert re.search(r"^\| fr \| [\d.]+ \| - \|", table, re.M)  # a language one file lacks reads '-'
+
+
+def test_retrieve_ranks_a_users_own_pool_and_adjusts_within_languages():
+    from relkt.errors import ConfigError
+
+    questions = ["where is the river", "what is the number"]
+    candidates = ["the river is here", "the number is seven", "der fluss ist hier", "die zahl ist sieben"]
+    ranked = api.retrieve("ngram", questions, candidates, langs=["en", "en", "de", "de"], top_k=3)
+    assert len(ranked.hits) == 2 and all(len(h) == 3 for h in ranked.hits)
+    assert ranked.hits[0][0].text == "the river is here" and ranked.hits[1][0].text == "the number is seven"
+    assert all(a.score >= b.score for h in ranked.hits for a, b in zip(h, h[1:]))  # best first
+    centred = api.retrieve("ngram", questions, candidates, langs=["en", "en", "de", "de"], top_k=4, margin="center")
+    by_lang = {h.index: h.score for h in centred.hits[0]}
+    assert abs(by_lang[0] + by_lang[1]) < 1e-5 and abs(by_lang[2] + by_lang[3]) < 1e-5  # each language's mean 0
+    for bad in ({"top_k": 0}, {"margin": "nearest"}, {"langs": ["en"]}):
+        with pytest.raises(ConfigError):
+            api.retrieve("ngram", questions, candidates, **bad)
+    with pytest.raises(ConfigError, match=r"candidates\[1\]"):
+        api.retrieve("ngram", questions, ["fine", "   "])
