@@ -14,7 +14,7 @@ command) parse their flags into these same calls.
 | tokenizer audit | `audit(AuditRequest(...))` | `AuditResult` |
 | teaching languages | `teach(TeachRequest(...))` | `TeachResult` |
 | WiSE-FT interpolation | `interpolate(InterpolateRequest(...))` | `InterpolateResult` |
-| results side by side | `compare(paths, against, unit)` (results files or committed records) | the Markdown comparison (`str`) |
+| results side by side | `compare(paths, against, unit)` (results files or records) | the comparison (`str`) |
 | a setup end to end | `reproduce(name, setups, seed, dry_run)` | the exit code of what ran |
 | the setups | `setups(path)` | the listing (`str`), recommended first |
 
