@@ -46,10 +46,15 @@ class QuietTensorFlowImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+QUIETED = "RELKT_QUIETED_TENSORFLOW"  # the level above was relkt's choice, not the user's
+
+
 def install() -> None:
     """Quiet TensorFlow unless RELKT_VERBOSE=1 or TF_CPP_MIN_LOG_LEVEL is set; a no-op once TensorFlow is loaded."""
-    if os.environ.get("RELKT_VERBOSE") == "1" or "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+    ours = os.environ.get(QUIETED) == "1"  # set here: a child process relkt started quiets its own import too
+    if os.environ.get("RELKT_VERBOSE") == "1" or ("TF_CPP_MIN_LOG_LEVEL" in os.environ and not ours):
         return
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    os.environ[QUIETED] = "1"
     if "tensorflow" not in sys.modules and not any(isinstance(f, QuietTensorFlowImport) for f in sys.meta_path):
         sys.meta_path.insert(0, QuietTensorFlowImport())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from relkt.config import StudentConfig, TeacherConfig, load_config
-from relkt.errors import ConfigError, RelktError
+from relkt.errors import ConfigError, Interrupted, RelktError
 from relkt.recipes.setups import Setup
 
 
@@ -169,11 +170,33 @@ def run_steps(steps: Sequence[Step], dry_run: bool = False, log=print) -> list[s
             step.call()
         else:
             log(f"\n== {step.name}: {step.shown()}")
-            done = subprocess.run([sys.executable, "-m", *step.argv])
-            if done.returncode != 0:
-                raise RelktError(f"step '{step.name}' failed (exit {done.returncode}): {step.shown()}")
+            code = run_child(step.argv)
+            if code in (-signal.SIGINT, -signal.SIGTERM, 130, 143):
+                raise Interrupted(f"interrupted in step '{step.name}'; the same command resumes it")
+            if code != 0:
+                raise RelktError(f"step '{step.name}' failed (exit {code}): {step.shown()}")
         results += step.then
     return results
+
+
+def run_child(argv: Sequence[str]) -> int:
+    """`python -m ARGV` as a child that SIGINT and SIGTERM reach: either signal to this process is passed on and the
+    child is waited for (a trainer checkpoints and exits; no orphan trains on), then its exit code is returned."""
+    child = subprocess.Popen([sys.executable, "-m", *argv])
+
+    def forward(signum, frame):
+        if child.poll() is None:
+            child.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return child.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if child.poll() is None:  # this process is leaving for another reason: the child goes with it
+            child.terminate()
+            child.wait()
 
 
 def _last_is_best(last: str) -> bool:
