@@ -268,11 +268,17 @@ def run_config(
 ) -> T:
     """A trainer's config as its command line resolves it: defaults, the YAML file (its `base` chain) with `settings`
     over it (what a recipe's caller fills in, e.g. relkt teach's folders: part of the file, so smoke shrinks them
-    too), the smoke switch (which shrinks the run first), then the overrides (an explicit `--set` wins over what smoke
-    shrank)."""
+    too), the smoke switch (which shrinks the run first, into `OUTPUT_DIR_smoke` beside the configured folder), then
+    the overrides (an explicit `--set` wins over what smoke shrank, `output_dir` included)."""
     config = load_config(cls, path, [*settings, *(["smoke=true"] if smoke else [])])
     config = config.apply_smoke()
+    if smoke and not any(s.partition("=")[0].strip() == "output_dir" for s in settings):
+        # a smoke run never resumes or replaces the configured run: it has a folder of its own beside it
+        config.output_dir = config.output_dir.rstrip("/") + SMOKE_SUFFIX
     return with_overrides(config, list(overrides)) if overrides else config
+
+
+SMOKE_SUFFIX = "_smoke"
 
 
 def with_overrides(config: T, overrides: list[str]) -> T:

@@ -206,3 +206,14 @@ def test_malformed_yaml_is_one_line_with_its_place(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message) as error:
         read_config_file(path)
     assert "\n" not in str(error.value)
+
+
+def test_smoke_runs_in_a_folder_of_its_own_beside_the_configured_one(tmp_path):
+    from relkt.config import TeacherConfig, run_config
+
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text("output_dir: runs/exp\n")
+    assert run_config(TeacherConfig, cfg).output_dir == "runs/exp"
+    assert run_config(TeacherConfig, cfg, smoke=True).output_dir == "runs/exp_smoke"  # never the full run's folder
+    assert run_config(TeacherConfig, cfg, ["output_dir=runs/mine"], smoke=True).output_dir == "runs/mine"
+    assert run_config(TeacherConfig, cfg, smoke=True, settings=["output_dir=OUT/student"]).output_dir == "OUT/student"
