@@ -1,5 +1,7 @@
 """Atomic file writes: a crash never leaves a half-written result, config or checkpoint behind; where relkt may write
-(`claim_dir`, `claim_file`); whether the caller trusts the model folders it loads (`trusting_models`)."""
+(`claim_dir`, `claim_file`); the one door every file relkt reads passes (`read_bytes`, `read_text`, `read_json`,
+`read_yaml`: regular files only, bounded in size, nesting and YAML aliases, UTF-8 checked once, a key given twice
+refused); whether the caller trusts the model folders it loads (`trusting_models`)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from relkt.errors import NonFiniteError, WriteError
+from relkt.errors import DataError, NonFiniteError, RelktError, WriteError
 
 
 def _file_mode() -> int:
@@ -307,8 +309,8 @@ def json_keys(path: str | Path) -> set[str]:
     """The top-level keys of the JSON object in `path` (empty when it is no readable JSON object): how a writer tells
     a result file of its own from anything else at that path."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = read_json(path)
+    except (OSError, RelktError):
         return set()
     return set(data) if isinstance(data, dict) else set()
 
@@ -351,3 +353,168 @@ def trusting_models(trusted: bool = True) -> Iterator[None]:
 def models_trusted() -> bool:
     """Whether the caller trusts the model folders loaded now (`trusting_models`)."""
     return _TRUSTED.get()
+
+
+# ----- what relkt reads ---------------------------------------------------------------------------------------------
+# Every file relkt reads comes through here: a FIFO or a device is refused before it is opened (a read would hang or
+# never end), a document over MAX_DOCUMENT_BYTES or nested deeper than MAX_NESTING is refused, text is UTF-8 (its
+# byte offset named otherwise), JSON and YAML refuse a key given twice (the last would win silently) and a lone
+# surrogate, YAML's aliases are bounded (an alias bomb expands exponentially). Each refusal is one error naming the
+# file; `error` picks its type (a config's reader raises ConfigError).
+MAX_DOCUMENT_BYTES = 1 << 30
+MAX_NESTING = 100
+MAX_YAML_ALIASES = 100
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def regular_file(path: str | Path, what: str = "file", error: type[RelktError] = DataError) -> Path:
+    """`path` if it is a regular file (links followed); one error naming it otherwise (missing, a folder, a FIFO,
+    a device, a socket)."""
+    import stat  # deferred: only the read door needs it
+
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what} ({os_reason(e)})") from None
+    if stat.S_ISDIR(mode):
+        raise error(f"{path}: a folder, not a {what}")
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a file"
+        )
+        raise error(f"{path}: {kind}, not a regular {what}; relkt reads regular files only")
+    return path
+
+
+def read_bytes(
+    path: str | Path, what: str = "file", error: type[RelktError] = DataError, limit: int = MAX_DOCUMENT_BYTES
+) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them."""
+    path = regular_file(path, what, error)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what} ({os_reason(e)})") from None
+    if len(data) > limit:
+        raise error(f"{path}: the {what} is over {limit:,} bytes; relkt reads documents up to that size")
+    return data
+
+
+def read_text(
+    path: str | Path, what: str = "file", error: type[RelktError] = DataError, limit: int = MAX_DOCUMENT_BYTES
+) -> str:
+    """The UTF-8 text of `path` (a leading byte-order mark dropped); the byte offset of the first invalid byte named."""
+    data = read_bytes(path, what, error, limit)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: the {what} is not UTF-8 text (byte offset {e.start}: {e.reason})") from None
+
+
+def _unique_pairs(where: str, error: type[RelktError]):
+    def pairs(items: list) -> dict:
+        out = {}
+        for key, value in items:
+            if key in out:
+                raise error(f"{where}: key {key!r} appears twice in one object (the last would win silently)")
+            out[key] = value
+        return out
+
+    return pairs
+
+
+def _check_nesting(document: Any, where: str, error: type[RelktError], surrogates: bool) -> None:
+    """Nesting at most MAX_NESTING deep; with `surrogates`, no string holding a lone surrogate (walked without
+    recursion)."""
+    stack = [(document, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > MAX_NESTING:
+                raise error(f"{where}: nested deeper than {MAX_NESTING} levels")
+            items = list(node.items()) if isinstance(node, dict) else [(None, v) for v in node]
+            for key, value in items:
+                if surrogates and isinstance(key, str):
+                    stack.append((key, depth + 1))
+                stack.append((value, depth + 1))
+        elif surrogates and isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                raise error(f"{where}: a text holds a lone surrogate ({node[:40]!r}); not valid Unicode") from None
+
+
+def parse_json(text: str, where: str, error: type[RelktError] = DataError) -> Any:
+    """A JSON document from `text` (read from `where`), under the read door's rules."""
+    try:
+        document = json.loads(text, object_pairs_hook=_unique_pairs(where, error))
+    except RecursionError:
+        raise error(f"{where}: nested deeper than {MAX_NESTING} levels") from None
+    except json.JSONDecodeError as e:
+        raise error(f"{where}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    _check_nesting(document, where, error, bool(_SURROGATE_ESCAPE.search(text)))
+    return document
+
+
+def read_json(path: str | Path, what: str = "JSON file", error: type[RelktError] = DataError) -> Any:
+    """The JSON document in `path`, through the read door."""
+    return parse_json(read_text(path, what, error), str(path), error)
+
+
+def _yaml_loader(where: str, error: type[RelktError]):
+    import yaml  # deferred: only a YAML read needs it
+
+    class Loader(yaml.SafeLoader):
+        aliases = 0
+
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                Loader.aliases += 1
+                if Loader.aliases > MAX_YAML_ALIASES:
+                    raise error(f"{where}: more than {MAX_YAML_ALIASES} YAML aliases (an alias bomb?); write it out")
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, (dict, list)):
+                    raise error(f"{where}: a mapping or list used as a key (line {key_node.start_mark.line + 1})")
+                if key in seen:
+                    raise error(
+                        f"{where}: key {key!r} appears twice (lines {seen[key] + 1} and {key_node.start_mark.line + 1})"
+                    )
+                seen[key] = key_node.start_mark.line
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
+
+
+def parse_yaml(text: str, where: str, error: type[RelktError] = DataError) -> Any:
+    """A YAML document from `text` (read from `where`), under the read door's rules (safe types only)."""
+    import yaml  # deferred: only a YAML read needs it
+
+    try:
+        document = yaml.load(text, Loader=_yaml_loader(where, error))  # noqa: S506 (a SafeLoader subclass)
+    except RecursionError:
+        raise error(f"{where}: nested deeper than {MAX_NESTING} levels") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise error(f"{where}: malformed YAML: {problem}{at}") from None
+    _check_nesting(document, where, error, True)
+    return document
+
+
+def read_yaml(path: str | Path, what: str = "YAML file", error: type[RelktError] = DataError) -> Any:
+    """The YAML document in `path`, through the read door."""
+    return parse_yaml(read_text(path, what, error), str(path), error)

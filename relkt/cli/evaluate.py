@@ -161,6 +161,7 @@ def parse_args(argv: Sequence[str] | None = None):
     """The flags, with the checks argparse cannot make (an encoder or a run, a card's split and output)."""
     p = build_parser()
     args = p.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, as the results record it
     if args.encoder is None and args.config is None:
         p.error("--encoder is required (or --config RUN/config.yaml to score the run's best export)")
     if args.card and (args.split != "test" or not args.output):
@@ -226,7 +227,10 @@ def run(args) -> int:
         rank_adjust=args.rank_adjust,
     )
     for each, output, result in zip(sources, outputs, results):
-        result.results["setup"]["config"] = args.config
+        for scored in (result, result.adjusted):
+            if scored is not None:
+                scored.results["setup"]["config"] = args.config
+                scored.results["setup"]["command"] = shlex.join(["relkt", "evaluate", *args.argv])
         if len(sources) > 1:
             print(f"\ntest source {each.test_dir}:")
         print(evaluation_table(result.results))

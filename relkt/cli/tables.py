@@ -15,7 +15,7 @@ from pathlib import Path
 
 from relkt.cli.common import Parser, run_cli, shown
 from relkt.errors import DataError
-from relkt.io import atomic_write_text
+from relkt.io import atomic_write_text, read_text
 
 # the files that hold a records table, each with the folder its links are relative to
 TABLE_FILES = ("README.md", "docs/results/README.md")
@@ -40,7 +40,7 @@ def drawn(root: Path) -> dict[Path, tuple[str, str]]:
     out = {}
     for name in TABLE_FILES:
         path = root / name
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, "page")
         table = records_table(records, link_from=Path(name).parent)
         try:
             out[path] = (text, with_table(text, table, str(path)))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
 import yaml
 
 from relkt.errors import ConfigError
-from relkt.io import atomic_write_text
+from relkt.io import atomic_write_text, read_yaml
 
 if TYPE_CHECKING:  # typeshed's protocol of a dataclass instance (a config), for the annotations alone
     from _typeshed import DataclassInstance
@@ -217,17 +217,10 @@ def read_config_file(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict:
     if path.resolve() in _seen:
         chain = " -> ".join(str(p) for p in (*_seen, path.resolve()))
         raise ConfigError(f"{path}: base: cycle ({chain})")
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeyLoader) or {}
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         where = f" (named as base by {_seen[-1]})" if _seen else ""
-        raise ConfigError(f"{path}: config file not found{where}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte offset {e.start}: {e.reason})") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: a folder, not a config file") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: malformed YAML: {yaml_problem(e)}") from None
+        raise ConfigError(f"{path}: config file not found{where}")
+    data = read_yaml(path, "config file", ConfigError) or {}  # the read door: regular, UTF-8, no key twice
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of config keys, got {type(data).__name__}")
     base = data.pop(BASE_KEY, None)

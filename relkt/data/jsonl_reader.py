@@ -17,13 +17,13 @@ A context is split into candidate sentences by relkt's splitter; `answer_start` 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
 from relkt.data.text import is_lang_code, normal_lang, normal_text
 from relkt.errors import DataError
+from relkt.io import parse_json, read_bytes
 
 REQUIRED = ("id", "lang", "question", "answer", "context")
 
@@ -31,21 +31,15 @@ REQUIRED = ("id", "lang", "question", "answer", "context")
 def _records(path: Path) -> list[tuple[int, dict]]:
     """(line number, record) for every non-empty line; one error naming file, line and field for a bad one."""
     out = []
-    if path.exists() and not path.is_file():  # a named pipe would block the read
-        raise DataError(f"{path}: not a regular file")
-    try:
-        lines = path.read_bytes().split(b"\n")
-    except FileNotFoundError:
-        raise DataError(f"{path}: file not found") from None
+    lines = read_bytes(path, "JSON Lines file").split(b"\n")  # the read door: a regular file, bounded
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw.decode("utf-8-sig" if number == 1 else "utf-8"))
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as e:
             raise DataError(f"{path}:{number}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-        except json.JSONDecodeError as e:
-            raise DataError(f"{path}:{number}: malformed JSON: {e}") from None
+        record = parse_json(text, f"{path}:{number}")
         if not isinstance(record, dict):
             raise DataError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
         for key in REQUIRED:

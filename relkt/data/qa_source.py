@@ -14,14 +14,13 @@ relkt/data/qa_formats/, or a `QaFormat` registered by the user's own code.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from relkt.data.qa_format import QaFormat, check_format_name, qa_formats
 from relkt.data.records import LanguageData
 from relkt.errors import DataError
-from relkt.io import file_fingerprint
+from relkt.io import file_fingerprint, read_json
 
 
 def detect_format(path: Path) -> str:
@@ -131,7 +130,7 @@ def check_run_files(run_dir: Path, data_dir: str | Path, fmt: str = "auto") -> N
     recorded_path = Path(run_dir) / "fingerprints.json"
     if not recorded_path.is_file():
         return
-    recorded = json.loads(recorded_path.read_text(encoding="utf-8"))
+    recorded = read_json(recorded_path, "fingerprints file")
     files = {f"data/{path.name}": path for path in QaSource.open(data_dir, fmt).files().values()}
     for key, before in sorted(recorded.items()):
         if key.startswith("data/") and key in files and file_fingerprint(files[key]) != before:

@@ -6,7 +6,6 @@ Every error names the file and the JSON path of the field at fault, e.g.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
 from relkt.data.text import normal_text
 from relkt.errors import DataError
+from relkt.io import read_json
 
 log = logging.getLogger(__name__)
 
@@ -102,17 +102,7 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
     (and logged) rather than failing the whole file.
     """
     path = Path(path)
-    if path.exists() and not path.is_file():  # a named pipe would block the read
-        raise DataError(f"{path}: not a regular file")
-    try:
-        with path.open(encoding="utf-8-sig") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise DataError(f"{path}: file not found") from None
-    except json.JSONDecodeError as e:
-        raise DataError(f"{path}: malformed JSON: {e}") from None  # json's whole sentence, "... at: line L column C"
-    except UnicodeDecodeError as e:
-        raise DataError(f"{path}: not UTF-8 text (byte offset {e.start}: {e.reason})") from None
+    doc = read_json(path, "SQuAD JSON file")  # the read door: a regular file, UTF-8, no key twice, bounded
     out = LanguageData(lang=lang, path=path)
     seen: dict[str, str] = {}  # qas id -> where it was first read
     titles: dict[str, str] = {}  # title -> where it was first read

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from relkt.errors import RelktError
-from relkt.io import atomic_write_json
+from relkt.io import atomic_write_json, read_json
 
 
 class TranslationError(RelktError):
@@ -125,7 +124,7 @@ class CachedTranslator:
 
     def __init__(self, backend: Translator, cache_path: str | Path):
         self.backend, self.path = backend, Path(cache_path)
-        self.cache: dict[str, str] = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+        self.cache: dict[str, str] = read_json(self.path, "translation cache") if self.path.exists() else {}
 
     def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
         key = lambda t: f"{source}\t{target}\t{t}"  # noqa: E731

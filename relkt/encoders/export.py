@@ -19,8 +19,8 @@ from relkt.encoders.model_card import CARD_FILE, model_card
 from relkt.encoders.script_split_tokenizer import ScriptSplitTokenizer
 from relkt.encoders.sentence_encoder import SentenceEncoder
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
-from relkt.errors import EncoderError, WriteError
-from relkt.io import fsync_tree, replace_dir, tf_reason, write_errors
+from relkt.errors import DataError, EncoderError, WriteError
+from relkt.io import fsync_tree, read_bytes, read_json, read_text, replace_dir, tf_reason, write_errors
 from relkt.names import ANSWER_CONTEXT_WEIGHT
 
 METADATA_FILE = "relkt.json"
@@ -155,10 +155,10 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     if not file.exists():
         return {}
     try:
-        meta = json.loads(file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        meta = read_json(file, "relkt.json")
+    except DataError as e:
         raise EncoderError(
-            f"{file}: not a readable relkt export ({e}); the export was cut short or edited: export it again"
+            f"{e}; the export was cut short or edited: export it again (relkt.json: not a readable relkt export)"
         ) from None
     if not isinstance(meta, dict):
         raise EncoderError(f"{file}: expected a JSON object, got {type(meta).__name__}; export the model again")
@@ -225,9 +225,9 @@ def load_tokenizer(path: str | Path, meta: dict[str, Any] | None = None):
     path = Path(path).expanduser()
     info = (read_metadata(path) if meta is None else meta).get("tokenizer") or {}
     if info.get("type") == "sentencepiece":
-        return sentencepiece_tokenizer((path / info["model"]).read_bytes())
+        return sentencepiece_tokenizer(read_bytes(path / info["model"], "sentencepiece model"))
     if info.get("type") == "wordpiece":
-        vocab = (path / info.get("vocabulary", "vocab.txt")).read_text(encoding="utf-8").splitlines()
+        vocab = read_text(path / info.get("vocabulary", "vocab.txt"), "vocabulary").splitlines()
         return ScriptSplitTokenizer(
             vocabulary=vocab,
             lowercase=info.get("lowercase", True),

@@ -5,12 +5,13 @@ records."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from relkt.io import read_json
 
 CARD_FILE = "README.md"
 
@@ -68,7 +69,7 @@ def base_of(spec: str, depth: int = 0) -> str:
     meta_file = Path(arg).expanduser() / "relkt.json"
     if arg and depth < 8 and meta_file.is_file():
         try:
-            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            meta = read_json(meta_file, "relkt.json")
         except (OSError, ValueError):
             return str(spec)
         upstream = card_facts(meta)["base_spec"]

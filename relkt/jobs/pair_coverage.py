@@ -17,12 +17,12 @@ recomputed) and OUTPUT/coverage.png.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
 from relkt.errors import DataError
+from relkt.io import read_json
 from relkt.jobs.requests import CoverageRequest
 from relkt.reports.coverage_writer import SET_KEY
 
@@ -63,8 +63,8 @@ def read_per_item(folder: str | Path) -> dict[str, np.ndarray]:
         arrays = {k: z[k] for k in z.files}
     theirs = str(arrays.pop(SET_KEY)) if SET_KEY in arrays else None
     try:
-        ours = json.loads(report_path.read_text(encoding="utf-8")).get(SET_KEY)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        ours = read_json(report_path, "coverage report").get(SET_KEY)
+    except (DataError, AttributeError):
         ours = None
     if ours is None or theirs is None or ours != theirs:
         raise DataError(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import os
 import platform
 import shlex
@@ -28,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from relkt.errors import DataError
-from relkt.io import atomic_write_text, claim_file, json_text
+from relkt.io import atomic_write_text, claim_file, json_text, read_bytes, read_json
 
 RECORD_FORMAT = "relkt-record/1"
 RECORDS_DIR = Path("docs/results/records")
@@ -160,7 +159,7 @@ def config_hash(model: str) -> dict | None:
     folder = Path(model.partition(":")[2] or model)
     for config in (folder.parent / "config.yaml", folder / "config.yaml"):
         if config.is_file():
-            return {"path": str(config), "sha256": hashlib.sha256(config.read_bytes()).hexdigest()}
+            return {"path": str(config), "sha256": hashlib.sha256(read_bytes(config, "run config")).hexdigest()}
     return None
 
 
@@ -228,8 +227,8 @@ def question_key(per_question: Mapping[str, np.ndarray]) -> str:
 def is_record_file(path: Path) -> bool:
     """Whether `path` holds a record relkt wrote (a JSON object whose `format` is RECORD_FORMAT)."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8")).get("format") == RECORD_FORMAT
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return read_json(path, "record").get("format") == RECORD_FORMAT
+    except (OSError, ValueError, AttributeError):
         return False
 
 
@@ -245,12 +244,7 @@ def write_record(path: str | Path, record: Mapping) -> Path:
 
 def load_record(path: str | Path) -> dict:
     """The record at `path` as written; a DataError naming the file when it is none."""
-    try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such record") from None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise DataError(f"{path}: not a relkt record ({e})") from None
+    record = read_json(path, "record")
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise DataError(f"{path}: not a relkt record (format {RECORD_FORMAT!r})")
     for field in ("setup", "model", "pool", "metrics", "results", "per_question"):
@@ -288,8 +282,11 @@ def all_records(root: str | Path = RECORDS_DIR) -> list[dict]:
 
 
 def scoring_command(results: Mapping[str, Any]) -> str:
-    """The `relkt evaluate` line that scores the model its results name on the same pool."""
+    """The `relkt evaluate` line that scored the model its results name (as the results recorded it), else one that
+    scores it on the same pool."""
     setup = results.get("setup") or {}
+    if setup.get("command"):
+        return str(setup["command"])
     argv = ["relkt", "evaluate", "--encoder", str(setup.get("encoder")), "--data-dir", str(setup.get("source"))]
     argv += ["--split", str(setup.get("split", "test"))]
     if setup.get("langs"):

@@ -10,7 +10,6 @@ retrieval on held-out pairs, as one `Evaluation` (what `relkt evaluate` prints a
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -30,7 +29,16 @@ from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
 from relkt.data.text import is_lang_code, normal_text
 from relkt.errors import ConfigError, DataError
-from relkt.io import RUN_MARKER, atomic_files, atomic_write_text, claim_file, json_keys, json_text, live_run_holding
+from relkt.io import (
+    RUN_MARKER,
+    atomic_files,
+    atomic_write_text,
+    claim_file,
+    json_keys,
+    json_text,
+    live_run_holding,
+    read_json,
+)
 from relkt.metrics.answer_context import context_weight
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EncodingCache, TextEncoder, named_evaluators, pool_evaluators, run_evaluators
@@ -341,7 +349,9 @@ def score_sources(encoder: str | TextEncoder, sources: Sequence[PoolSection], ma
     built, spec = scoring_encoder(encoder, max_length)
     for data in sources:
         result = score(built, data, **options)
-        result.results["setup"]["encoder"] = spec
+        for scored in (result, result.adjusted):
+            if scored is not None:
+                scored.results["setup"]["encoder"] = spec
         yield result
 
 
@@ -484,8 +494,8 @@ def read_per_question(output: str | Path) -> dict[str, np.ndarray]:
         arrays = {k: z[k] for k in z.files}
     theirs = str(arrays.pop(PAIR_KEY)) if PAIR_KEY in arrays else None
     try:
-        ours = json.loads(output.read_text(encoding="utf-8")).get(PAIR_KEY)
-    except (FileNotFoundError, json.JSONDecodeError):
+        ours = read_json(output, "results JSON").get(PAIR_KEY) if output.exists() else None
+    except (DataError, AttributeError):
         ours = None
     if ours is not None and theirs is not None and ours != theirs:
         raise DataError(
@@ -532,14 +542,9 @@ def corpus_bitext(folder: str, dev_pairs: int, langs: Sequence[str], encoder, ba
 def read_results_file(path: str | Path) -> dict:
     """One results JSON of relkt evaluate; a DataError naming it when it is missing, not JSON, or not scores (no
     `lareqa` block)."""
-    try:
-        results = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(
-            f"{path}: no such results file (write it with python -m relkt.cli.evaluate --output {path})"
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(f"{path}: not a results JSON ({e})") from None
+    if not Path(path).exists():
+        raise DataError(f"{path}: no such results file (write it with python -m relkt.cli.evaluate --output {path})")
+    results = read_json(path, "results JSON")
     if not isinstance(results, dict) or not isinstance(results.get("lareqa"), dict):
         raise DataError(f"{path}: not a results JSON of relkt evaluate (no 'lareqa' block of scores)")
     return results
@@ -572,7 +577,7 @@ def per_question_arrays(evaluator, unit_evaluator=None) -> dict[str, np.ndarray]
 def read_best_step(best: Path) -> str:
     """The training step an export was taken at, as its relkt.json records it ("?" when it does not)."""
     try:
-        training = json.loads((best / "relkt.json").read_text(encoding="utf-8")).get("training") or {}
+        training = read_json(best / "relkt.json", "relkt.json").get("training") or {}
     except (OSError, ValueError):
         return "?"
     step = training.get("step", training.get("global_step"))

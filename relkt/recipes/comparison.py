@@ -15,7 +15,7 @@ import numpy as np
 
 from relkt.analysis import gap_to_english, mcnemar, paired_bootstrap
 from relkt.errors import DataError
-from relkt.io import atomic_write_text, claim_file
+from relkt.io import atomic_write_text, claim_file, read_text
 from relkt.jobs.pair_coverage import read_per_item
 from relkt.jobs.record import is_record_file, load_record, read_record
 from relkt.jobs.scoring import per_question_path, read_per_question, read_results_file
@@ -254,8 +254,8 @@ def is_comparison_file(path: Path) -> bool:
     """Whether `path` is a comparison relkt wrote: its last line is MARK, or (written before the mark) it opens with
     the title and the line naming its results files that `comparison` writes."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path, "comparison")
+    except (OSError, ValueError):
         return False
     head = text.splitlines()[:3]
     older = len(head) == 3 and head[0].startswith("# ") and head[2].startswith("Test scores in %; `")

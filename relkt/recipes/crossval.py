@@ -22,7 +22,6 @@ student reuses another cross-validation's teachers (`teachers_from`: hard links,
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import shutil
 import time
@@ -31,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from relkt.analysis import mcnemar
 from relkt.config import StudentConfig, TeacherConfig, load_config, run_config
@@ -39,7 +37,16 @@ from relkt.config.student_groups import StudentGroup, group_of_language
 from relkt.data.parallel_corpus import pair_languages
 from relkt.data.selection import scored_source, train_source
 from relkt.errors import ConfigError
-from relkt.io import atomic_files, atomic_write_json, atomic_write_npz, atomic_write_text, link_tree
+from relkt.io import (
+    atomic_files,
+    atomic_write_json,
+    atomic_write_npz,
+    atomic_write_text,
+    link_tree,
+    read_bytes,
+    read_json,
+    read_yaml,
+)
 from relkt.jobs.pool import run_pool
 from relkt.jobs.scoring import per_question_path, read_per_question, score, write_evaluation, write_result_pair
 from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
@@ -275,7 +282,7 @@ class CrossValidation:
                 pair = [per_question_path(scores), scores]
                 with atomic_files([out / path.name for path in pair]) as files:  # both or neither
                     for f, path in zip(files, pair):
-                        f.write(path.read_bytes())
+                        f.write(read_bytes(path, "results file"))
                 copied += [out / path.name for path in pair]
         log.info("fold %d: teacher and its scores from %s", fold, src)
         return copied
@@ -294,7 +301,7 @@ class CrossValidation:
         if export_identity(last) != export_identity(rebuild_spec(base, run / "best")):
             self.score(last, run / "config.yaml", output)
             return
-        results = json.loads(best_score.read_text())
+        results = read_json(best_score, "results JSON")
         setup = {k: v for k, v in results["setup"].items() if k not in ("encode_seconds", "score_seconds")}
         results["setup"] = {**setup, "same_export_as": best_score.name}
         write_result_pair(results, read_scores(best_score), output)
@@ -314,7 +321,7 @@ def score_run(
 
     identity = export_identity(spec)
     if output.exists():
-        scored = json.loads(output.read_text()).get("setup", {})
+        scored = read_json(output, "results JSON").get("setup", {})
         # An export is known by its relkt.json (a copy linked in from another fold folder is the same model); a base
         # model (`muse`, `minilm`: no relkt.json) by its spec.
         if scored.get("export") == identity and (identity is not None or scored.get("encoder") == spec):
@@ -341,7 +348,7 @@ def export_identity(spec: str) -> str | None:
     step); None for a base model (`muse`, `minilm`)."""
     path = spec.partition(":")[2]
     metadata = Path(path) / "relkt.json" if path else None
-    return hashlib.sha256(metadata.read_bytes()).hexdigest() if metadata and metadata.exists() else None
+    return hashlib.sha256(read_bytes(metadata, "relkt.json")).hexdigest() if metadata and metadata.exists() else None
 
 
 def check_groups(groups, student: StudentConfig, scored_data, eval_langs, group_config, where: str) -> None:
@@ -378,10 +385,10 @@ def wall_seconds(out: Path) -> str:
     folds = [p for p in out.glob("fold*") if p.is_dir() and p.name[4:].isdigit()]
     for fold in sorted(folds, key=lambda p: int(p.name[4:])):
         for summary in sorted(fold.glob("*/summary.json")):
-            seconds = json.loads(summary.read_text()).get("wall_seconds", "")
+            seconds = read_json(summary, "run summary").get("wall_seconds", "")
             rows.append(f"{fold.name[4:]}\t{summary.parent.name}\t{seconds}")
         for scored in sorted(fold.glob("*.json")):
-            setup = json.loads(scored.read_text()).get("setup", {})
+            setup = read_json(scored, "results JSON").get("setup", {})
             if "encode_seconds" in setup:
                 seconds = round(setup["encode_seconds"] + setup["score_seconds"], 1)
                 rows.append(f"{fold.name[4:]}\tscore {scored.stem}\t{seconds}")
@@ -404,8 +411,10 @@ def combine_groups(groups: Sequence[StudentGroup], scored: dict[str, Path], outp
     results["setup"] = {
         "student_groups": {g.name: {"langs": list(g.langs), "settings": g.settings} for g in groups},
         "combined_from": {name: str(path) for name, path in scored.items()},
-        "export": {name: json.loads(path.read_text()).get("setup", {}).get("export") for name, path in scored.items()},
-        "split_cut": json.loads(next(iter(scored.values())).read_text()).get("setup", {}).get("split_cut"),
+        "export": {
+            name: read_json(path, "results JSON").get("setup", {}).get("export") for name, path in scored.items()
+        },
+        "split_cut": read_json(next(iter(scored.values())), "results JSON").get("setup", {}).get("split_cut"),
     }
     atomic_write_npz(per_question_path(output), **combined)
     atomic_write_json(output, results)
@@ -426,7 +435,7 @@ def pool_results(paths: Sequence[Path], output: Path) -> dict:
 def pooled_split(paths: Sequence[Path]) -> dict | None:
     """The folds' split as one: their unit, and the overlap over every fold's test questions (each fold's share
     weighted by its questions); None when a fold's score has no measure."""
-    cuts = [json.loads(p.read_text()).get("setup", {}).get("split_cut") for p in paths]
+    cuts = [read_json(p, "results JSON").get("setup", {}).get("split_cut") for p in paths]
     if not all(c and c.get("overlap") and c.get("test_questions") for c in cuts):
         return None
     n = sum(c["test_questions"] for c in cuts)
@@ -443,7 +452,7 @@ def paper_table(out: Path, paper_file: Path = PAPER_FILE, unit: str = "article")
     scored questions' own articles) of OUTPUT/{zero_shot,teacher,student}.json, McNemar's p of teacher vs zero-shot
     and of student vs teacher, and the pooled LAReQA mAP (each fold's pool: its test split, all languages).
     Written to OUTPUT/paper_table.md (article) or OUTPUT/paper_table_UNIT.md; returns its path."""
-    paper = yaml.safe_load(paper_file.read_text())["xquad_p1"]
+    paper = read_yaml(paper_file, "the paper's table")["xquad_p1"]
     hit = f"xx_en_{unit}_hit1"
     pq = {}
     for m in MODELS:

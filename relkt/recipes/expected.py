@@ -3,12 +3,10 @@ seeds, and the orderings the method predicts, e.g. student > teacher > zero-shot
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import yaml
-
 from relkt.errors import DataError
+from relkt.io import read_json, read_yaml
 
 MODELS = ("zero_shot", "teacher", "student")
 
@@ -49,9 +47,9 @@ def check_files(
     read."""
     paths = {"zero_shot": zero_shot, "teacher": teacher, "student": student}
     try:
-        wanted = yaml.safe_load(Path(expected).read_text(encoding="utf-8"))
-        results = {m: json.loads(Path(p).read_text(encoding="utf-8")) for m, p in paths.items()}
-    except (OSError, ValueError, yaml.YAMLError) as e:
+        wanted = read_yaml(expected, "expected ranges")
+        results = {m: read_json(p, "results JSON") for m, p in paths.items()}
+    except (OSError, ValueError) as e:
         raise DataError(f"expected-range check: {e}") from None
     return check(wanted, results)
 

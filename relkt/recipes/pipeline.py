@@ -9,7 +9,6 @@ model is newer than its results file (stale).
 
 from __future__ import annotations
 
-import json
 import shlex
 import signal
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from relkt.config import StudentConfig, TeacherConfig, load_config
 from relkt.errors import ConfigError, Interrupted, RelktError
+from relkt.io import read_json
 from relkt.recipes.setups import Setup
 
 
@@ -203,7 +203,7 @@ def _last_is_best(last: str) -> bool:
     """Whether a run's `last/` is its `best/` (the best evaluation was the last step): its summary says so."""
     summary = Path(last).parent / "summary.json"
     try:
-        s = json.loads(summary.read_text())
+        s = read_json(summary, "run summary")
         return s["best"]["step"] == s["steps"]
     except (OSError, ValueError, KeyError, TypeError):
         return False

@@ -57,7 +57,7 @@ def pipeline(setup: Setup, setups: Path, seed: int | None, dry_run: bool) -> int
     print("\nOpen these:")
     print(f"  {root}/comparison.md    the test scores side by side, with per-language significance")
     for step in steps:
-        if step.argv[0] in ("relkt.train_teacher", "relkt.train_student"):
+        if step.argv[:1] in (["relkt.train_teacher"], ["relkt.train_student"]):
             run_dir = step_output(step)
             print(f"  {run_dir}/curves.png    dev curve, loss terms and learning rate; model in {run_dir}/best")
     return 0

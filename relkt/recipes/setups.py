@@ -8,10 +8,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import yaml
-
 from relkt.config.student_groups import StudentGroup, read_student_groups
 from relkt.errors import ConfigError
+from relkt.io import read_yaml
 
 RECIPES = ("pipeline", "crossval", "steps")
 # what a setup is for: the recipe relkt recommends, a paper's protocol, an ablation of one piece, a recipe a later one
@@ -57,10 +56,9 @@ def load_setups(path: Path) -> dict[str, Setup]:
     """Every setup in `path`, checked: known keys, a known recipe, what that recipe needs, configs that exist."""
     from relkt.recipes.step_recipes import STEP_RECIPES  # deferred: step_recipes reads Setup from this module
 
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"{path}: cannot read the setups ({e})") from None
+    raw = read_yaml(path, "setups file", ConfigError) or {}  # the read door: a name given twice is refused
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping of setup names to setups, got {type(raw).__name__}")
     fields = {f.name for f in dataclasses.fields(Setup)} - {"name"}
     setups = {}
     for name, entry in raw.items():

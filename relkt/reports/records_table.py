@@ -43,7 +43,18 @@ def records_table(records: Sequence[Mapping], link_from: str | Path = ".") -> st
         "| setup | model | pool | mAP % [95% CI] | XX->EN P@1 %, mean of the non-English [95% CI] | chapter | record |",
         "|---|---|---|---|---|---|---|",
     ]
-    for r in records:
+    order = {"zero_shot": 0, "teacher": 1, "student": 2}
+    ranked = sorted(
+        records,
+        key=lambda r: (
+            r["setup"],
+            r["pool"].removesuffix("-adjusted"),
+            r["pool"].endswith("-adjusted"),
+            order.get(r["model"], 3),
+            r["model"],
+        ),
+    )
+    for r in ranked:
         metrics = r["metrics"]
         xx = metrics.get("xx_en_article/P@1") or metrics.get("xx_en/P@1")
         chapter = _relative(r["chapter"], link_from)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from relkt.errors import CheckpointError
-from relkt.io import fsync_tree, recover_dir, replace_dir, write_errors
+from relkt.io import fsync_tree, read_json, recover_dir, replace_dir, write_errors
 
 log = logging.getLogger("relkt.training")
 
@@ -108,7 +108,7 @@ class Checkpointer:
 
     @staticmethod
     def _read(ckpt: Path) -> tuple[dict, dict[str, np.ndarray]]:
-        state = json.loads((ckpt / "state.json").read_text())
+        state = read_json(ckpt / "state.json", "checkpoint state")
         with np.load(ckpt / "arrays.npz") as z:
             arrays = {k: z[k] for k in z.files}
         return state, arrays

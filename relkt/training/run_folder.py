@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import keras
-import yaml
 
 from relkt.config import StageConfig, save_config, to_dict
 from relkt.config.config_io import upgraded
@@ -20,7 +19,7 @@ from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.data.sources import resolve_data_dir
 from relkt.errors import ConfigError, WriteError
-from relkt.io import RUN_MARKER, atomic_write_json, file_fingerprint, os_reason, write_errors
+from relkt.io import RUN_MARKER, atomic_write_json, file_fingerprint, os_reason, read_json, read_yaml, write_errors
 from relkt.names import ALL
 from relkt.training.run_lock import RunLock
 
@@ -88,7 +87,9 @@ def prepare_output_dir(config: StageConfig, write: bool = True) -> Path:
     saved = out / "config.yaml"
     # Until a checkpoint exists nothing was trained: a corrected config (after a late error) simply replaces it.
     if saved.exists() and (out / "checkpoint").exists():
-        before = read_as_today(type(config), flat_keys(upgraded(type(config), yaml.safe_load(saved.read_text()) or {})))
+        before = read_as_today(
+            type(config), flat_keys(upgraded(type(config), read_yaml(saved, "run config", ConfigError) or {}))
+        )
         before = {**settings_before_they_existed(before), **before}
         now = flat_keys(to_dict(config))
         # Keys the saved run lacks are options added by a later relkt: not a change of settings.
@@ -114,7 +115,7 @@ def check_fingerprints(out: Path, current: dict[str, dict]) -> None:
     changed. A run folder from before fingerprints records them on its next start."""
     path = out / FINGERPRINTS
     if path.exists():
-        before = json.loads(path.read_text())
+        before = read_json(path, "fingerprints file")
         # A kind of input an older relkt did not record (pair files: `pairs/...`) is recorded now, not refused.
         recorded = {k.partition("/")[0] for k in before}
         new = {k: v for k, v in current.items() if k.partition("/")[0] not in recorded}

@@ -3,7 +3,6 @@ the tf.data pipeline over texts; and the epoch loop with resume and "train on"."
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,6 +17,7 @@ from relkt.data.selection import dev_pool, train_source
 from relkt.encoders.reading_whole_evaluator import ReadingWholeEvaluator
 from relkt.encoders.sentence_encoder import QuietEncoder
 from relkt.errors import CheckpointError, Interrupted, is_interrupt
+from relkt.io import read_json
 from relkt.metrics import LareqaEvaluator, XxEnUnitEvaluator
 from relkt.metrics.evaluator import Evaluator, TextEncoder, pool_evaluators
 from relkt.training.distribute import make_strategy, set_precision, worker
@@ -162,7 +162,7 @@ def text_dataset(
 def _finished_without_checkpoint(harness: RunHarness, epochs: int) -> dict[str, Any]:
     """A finished run whose checkpoint/ was deleted (to free disk; best/ and last/ are the results) is left as it is:
     training it again from scratch would overwrite best/. Training it on to more epochs needs the checkpoint."""
-    summary = json.loads((harness.out / "summary.json").read_text())
+    summary = read_json(harness.out / "summary.json", "run summary")
     if not isinstance(summary, dict) or "epochs_completed" not in summary:
         raise CheckpointError(
             f"{harness.out / 'summary.json'}: not a relkt run summary (no epochs_completed) in a folder with no "
@@ -195,7 +195,7 @@ def run_epochs(
         restore(arrays)
     if not harness.reopen(epochs):
         log.info("%s: this run already finished (summary.json); nothing to do", harness.out)
-        return {**json.loads((harness.out / "summary.json").read_text()), "already_finished": True}
+        return {**read_json(harness.out / "summary.json", "run summary"), "already_finished": True}
     try:
         harness.evaluate_at_start()
         while harness.state.epoch < epochs and not harness.state.stopped_early:

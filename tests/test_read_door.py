@@ -1,0 +1,116 @@
+"""One door for reading: every file relkt reads is opened through relkt.io's read helpers (a test that walks the
+source fails on a read that bypasses them), and through them a FIFO, a key given twice, a document nested too deep, a
+YAML alias bomb, UTF-16 text and a lone surrogate each end in one error naming the file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from relkt.errors import ConfigError, DataError, RelktError
+
+ROOT = Path(__file__).resolve().parents[1]
+# reads that bypass the door; a JSON string parse that is no file (an environment variable, relkt's own JSON) is fine
+BYPASS = re.compile(r"json\.loads?\((?!os\.environ|json_text)|yaml\.(safe_)?load\(|\.read_text\(|\.read_bytes\(")
+ALLOWED = {"relkt/io.py", "relkt/config/config_io.py:--set"}
+
+
+def test_every_read_passes_the_door():
+    bypass = []
+    for path in sorted((ROOT / "relkt").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        if name in ALLOWED:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if BYPASS.search(line) and "yaml.safe_load(raw)" not in line:  # a --set value: a string, not a file
+                bypass.append(f"{name}:{number}: {line.strip()}")
+    assert not bypass, "read through relkt.io.read_json / read_yaml / read_text / read_bytes:\n" + "\n".join(bypass)
+
+
+def test_the_bypass_pattern_catches_a_plain_read():
+    assert BYPASS.search('doc = json.loads(path.read_text(encoding="utf-8"))')
+    assert BYPASS.search("data = yaml.safe_load(open(p))")
+    assert not BYPASS.search('cluster = json.loads(os.environ.get("TF_CONFIG", "{}"))')
+
+
+def fifo(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    os.mkfifo(path)
+    return path
+
+
+def hostile(tmp_path: Path, suffix: str) -> dict[str, Path]:
+    """The same document kinds made hostile: each must be refused with one error naming its file."""
+    files = {"fifo": fifo(tmp_path, f"pipe{suffix}")}
+    if suffix == ".json":
+        files["twice"] = tmp_path / "twice.json"
+        files["twice"].write_text('{"data": [], "data": [1]}')
+        files["deep"] = tmp_path / "deep.json"
+        files["deep"].write_text("[" * 5000 + "]" * 5000)
+        files["surrogate"] = tmp_path / "surrogate.json"
+        files["surrogate"].write_text('{"data": "\\ud800"}')
+        files["utf16"] = tmp_path / "utf16.json"
+        files["utf16"].write_bytes('{"data": []}'.encode("utf-16"))
+    else:
+        files["twice"] = tmp_path / "twice.yaml"
+        files["twice"].write_text("seed: 1\nseed: 2\n")
+        files["bomb"] = tmp_path / "bomb.yaml"
+        rows = ["a: &a [x, x, x, x, x, x, x, x, x]"] + [
+            f"l{i}: &l{i} [{', '.join([f'*{p}' for p in ['a' if i == 0 else f'l{i - 1}'] * 9])}]" for i in range(9)
+        ]
+        files["bomb"].write_text("\n".join(rows) + "\n")
+        files["deep"] = tmp_path / "deep.yaml"
+        files["deep"].write_text("a: " + "[" * 3000 + "]" * 3000 + "\n")
+    return files
+
+
+@pytest.mark.parametrize("case", ["fifo", "twice", "deep", "surrogate", "utf16"])
+def test_a_squad_file_is_read_through_the_door(tmp_path, case):
+    from relkt.data.squad_reader import read_squad_file
+
+    path = hostile(tmp_path, ".json")[case]
+    with pytest.raises(DataError) as e:
+        read_squad_file(path, "en")
+    assert str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("case", ["fifo", "twice", "bomb", "deep"])
+def test_a_config_is_read_through_the_door(tmp_path, case):
+    from relkt.config.config_io import read_config_file
+
+    path = hostile(tmp_path, ".yaml")[case]
+    with pytest.raises(ConfigError) as e:
+        read_config_file(path)
+    assert str(path) in str(e.value)
+
+
+def test_a_setup_named_twice_is_refused(tmp_path):
+    from relkt.recipes.setups import load_setups
+
+    path = tmp_path / "setups.yaml"
+    path.write_text("a:\n  recipe: steps\n  steps: lareqa\na:\n  recipe: steps\n  steps: lareqa\n")
+    with pytest.raises(ConfigError, match="appears twice"):
+        load_setups(path)
+
+
+def test_a_json_lines_record_with_a_lone_surrogate_or_a_key_twice_is_refused(tmp_path):
+    from relkt.data.jsonl_reader import _records
+
+    row = {"id": "q1", "lang": "en", "question": "why?", "answer": "because", "context": "because."}
+    for line in ('{"id": "\\udc00", ' + json.dumps(row)[1:], '{"id": "a", ' + json.dumps(row)[1:]):
+        path = tmp_path / "q.jsonl"
+        path.write_text(line + "\n")
+        with pytest.raises(DataError, match=r"q\.jsonl:1"):
+            _records(path)
+
+
+def test_a_relkt_json_nested_too_deep_is_one_error(tmp_path):
+    from relkt.encoders.export import read_metadata
+
+    (tmp_path / "relkt.json").write_text("[" * 3000 + "]" * 3000)
+    with pytest.raises(RelktError, match="relkt.json"):
+        read_metadata(tmp_path)
