@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SETTING",
         help="also rank the pool language-aware, a second table and OUTPUT.adjusted.json beside the raw ones: auto "
         "(method and k chosen on the source's dev split when --split test is scored; cross-fitted by article halves "
-        "when a pool is scored whole), or center, csls:K, margin:K (default: none)",
+        "when a pool is scored whole), or center, knn:K, csls:K, margin:K (default: none)",
     )
     p.add_argument("--batch-size", type=positive_int, default=64, help="texts per encoding batch (default: 64)")
     p.add_argument(

@@ -81,7 +81,7 @@ def retrieve(
     except ValueError as e:
         raise ConfigError(f"margin: {e}") from None
     if setting is None:
-        raise ConfigError(f"margin: none, center, csls:K or margin:K, got {margin!r}")
+        raise ConfigError(f"margin: none, center, knn:K, csls:K or margin:K, got {margin!r}")
     built, _ = scoring_encoder(encoder)
     q = np.asarray(built.encode(questions, batch_size=batch_size), dtype=np.float32)
     c = np.asarray(built.encode(candidates, batch_size=batch_size), dtype=np.float32)

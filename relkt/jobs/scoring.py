@@ -390,13 +390,15 @@ def adjusted_path(output: str | Path) -> Path:
 
 
 def check_rank_adjust(rank_adjust: object) -> None:
-    """A ConfigError unless `rank_adjust` is none, auto or a setting (center, csls:K, margin:K)."""
+    """A ConfigError unless `rank_adjust` is none, auto or a setting (center, knn:K, csls:K, margin:K)."""
     from relkt.metrics.language_aware_ranking import RankSetting  # deferred: only when a setting is named
 
     if rank_adjust in ("none", "auto"):
         return
     if not isinstance(rank_adjust, str):
-        raise ConfigError(f"rank_adjust: none, auto or a setting (center, csls:K, margin:K), got {rank_adjust!r}")
+        raise ConfigError(
+            f"rank_adjust: none, auto or a setting (center, knn:K, csls:K, margin:K), got {rank_adjust!r}"
+        )
     try:
         RankSetting.parse(rank_adjust)
     except ValueError as e:
@@ -422,7 +424,7 @@ def adjusted_evaluation(
             raise ConfigError(
                 f"rank_adjust auto: the dev split holds {', '.join(dev_pool.langs)}, the scored pool "
                 f"{', '.join(pool.langs)}: not a pool of the same kind to choose on; score the pool whole (split all, "
-                "cross-fitted) or fix a setting (center, csls:K, margin:K)"
+                "cross-fitted) or fix a setting (center, knn:K, csls:K, margin:K)"
             )
         dev_eval = LareqaEvaluator(
             dev_pool, settings.with_context, evaluator.batch_size, answer_context=evaluator.answer_context

@@ -4,6 +4,7 @@ has there, so a model's pull toward answers in its question's language counts le
 Every setting works on one block of scores (questions x candidates) at a time, column block by candidate language L:
 
     center       s(q, c) - mean of s(q, L's candidates)
+    knn:K        s(q, c) - r_q(L)                          (CSLS's question side alone)
     csls:K       2 s(q, c) - r_q(L) - r_c                  (CSLS, Conneau et al. 2018)
     margin:K     s(q, c) / ((r_q(L) + r_c) / 2)           (LASER's ratio margin, Artetxe and Schwenk 2019)
 
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-METHODS = ("none", "center", "csls", "margin")
+METHODS = ("none", "center", "knn", "csls", "margin")
+NEIGHBOURS = ("knn", "csls", "margin")  # the methods that take k
 KS = (1, 3, 5, 10, 20, 50)
 
 
@@ -34,9 +36,9 @@ class RankSetting:
     def __post_init__(self):
         if self.method not in METHODS:
             raise ValueError(f"rank adjustment {self.method!r}: valid: {', '.join(METHODS)}")
-        needs_k = self.method in ("csls", "margin")
+        needs_k = self.method in NEIGHBOURS
         if needs_k and (not isinstance(self.k, int) or self.k < 1) or not needs_k and self.k:
-            raise ValueError(f"rank adjustment {self.method}: k must be >= 1 for csls and margin, 0 otherwise")
+            raise ValueError(f"rank adjustment {self.method}: k must be >= 1 for knn, csls and margin, 0 otherwise")
 
     @property
     def name(self) -> str:
@@ -47,12 +49,12 @@ class RankSetting:
         """`none`, `center`, `csls:10`, `margin:5` -> a setting; a ValueError naming what is valid."""
         method, _, k = str(text).partition(":")
         try:
-            return cls(method, int(k) if k else (10 if method in ("csls", "margin") else 0))
+            return cls(method, int(k) if k else (10 if method in NEIGHBOURS else 0))
         except ValueError as e:
-            raise ValueError(f"{text!r}: {e}; e.g. none, center, csls:10, margin:10") from None
+            raise ValueError(f"{text!r}: {e}; e.g. none, center, knn:10, csls:10, margin:10") from None
 
 
-GRID = (RankSetting(), RankSetting("center")) + tuple(RankSetting(m, k) for m in ("csls", "margin") for k in KS)
+GRID = (RankSetting(), RankSetting("center")) + tuple(RankSetting(m, k) for m in NEIGHBOURS for k in KS)
 
 
 def _top_mean(scores: np.ndarray, k: int) -> np.ndarray:
@@ -87,7 +89,7 @@ class LanguageAwareRanking:
             raise ValueError(f"{len(self.settings)} rank settings for {n_q} questions")
         self.langs = np.asarray(candidate_langs).astype(str)
         self.blocks = {lang: np.flatnonzero(self.langs == lang) for lang in sorted(set(self.langs))}
-        ks = sorted({s.k for s in self.settings if s.k})
+        ks = sorted({s.k for s in self.settings if s.method in ("csls", "margin")})  # the ones that read r_c
         self.hub = {k: self._candidate_hubness(question_emb, candidate_emb, k) for k in ks}
 
     @staticmethod
@@ -122,6 +124,8 @@ class LanguageAwareRanking:
         if setting.method == "center":
             return block - block.mean(axis=1, keepdims=True)
         r_q = _top_mean(block, setting.k)[:, None]
+        if setting.method == "knn":
+            return block - r_q
         r_c = self.hub[setting.k][cols][None, :]
         if setting.method == "csls":
             return 2 * block - r_q - r_c

@@ -101,3 +101,11 @@ def test_settings_are_parsed_or_refused():
 def test_article_halves_keep_a_questions_translations_together():
     halves = lar.article_halves(["a", "b", "a", "c"], ["X", "Y", "X-translated", "Z"])
     assert halves[0] == halves[2] and len(set(halves.tolist())) == 2
+
+
+def test_knn_by_hand_subtracts_the_questions_own_neighbourhood_in_each_language():
+    q = np.array([[1.0, 0.0]], np.float32)
+    c = np.array([[0.9, 0.0], [0.5, 0.0], [0.1, 0.0], [0.4, 0.0], [0.2, 0.0]], np.float32)
+    ranking = LanguageAwareRanking(q, c, np.array(["en", "en", "en", "de", "de"]), RankSetting("knn", 2))
+    # en: its two best 0.9, 0.5 -> 0.7; de: 0.4, 0.2 -> 0.3
+    np.testing.assert_allclose(ranking(q @ c.T, 0)[0], [0.2, -0.2, -0.6, 0.1, -0.1], atol=1e-6)
