@@ -172,3 +172,81 @@ def test_argparse_lives_in_the_command_lines_alone():
         if "argparse" in p.read_text() and "cli" not in p.relative_to(ROOT / "relkt").parts[:1]
     ]
     assert not outside, outside
+
+
+def module_graph() -> dict[str, set[str]]:
+    """{module: relkt modules it imports}, imports inside functions included (a deferred import still ties two
+    files), each module a file (`relkt.jobs.scoring`); a package's `__init__` is its own node."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "relkt").rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.startswith("relkt"):
+                for alias in node.names:  # `from relkt.jobs import record` names the module relkt.jobs.record
+                    sub = f"{node.module}.{alias.name}"
+                    targets.add(sub if _is_module_path(sub) else node.module)
+            elif isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names if a.name.startswith("relkt")}
+        graph[name] = {t for t in targets if t != name and _is_module_path(t)}
+    return graph
+
+
+def _is_module_path(dotted: str) -> bool:
+    base = ROOT.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative): import circles. A
+    package's `__init__` that hands its modules' names on is left out (it imports down, its modules up to it)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    nodes = {n: {t for t in ts if t in graph} for n, ts in graph.items()}
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(nodes[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        out.append(sorted(group))
+            elif child not in index:
+                index[child] = low[child] = counter[0]
+                counter[0] += 1
+                stack.append(child)
+                on.add(child)
+                work.append((child, iter(sorted(nodes[child]))))
+            elif child in on:
+                low[node] = min(low[node], index[child])
+    return out
+
+
+def test_no_module_imports_its_way_back_to_itself():
+    packages = {".".join(p.relative_to(ROOT).parts[:-1]) for p in (ROOT / "relkt").rglob("__init__.py")}
+    graph = {n: ts - packages for n, ts in module_graph().items() if n not in packages}
+    found = circles(graph)
+    assert not found, "import circles (deferred imports count):\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_the_circle_finder_finds_a_circle():
+    double = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert circles(double) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []

@@ -105,7 +105,7 @@ def export_without_language_subspace(
     or an earlier relkt export); the subspace as `language_subspace.npz` beside it."""
     from relkt.encoders.export import export_encoder  # deferred: heavy (TensorFlow)
     from relkt.encoders.subspace_removed_encoder import SubspaceRemovedEncoder  # deferred: heavy (TensorFlow)
-    from relkt.jobs.scoring import scoring_encoder  # deferred: the scorer loads TensorFlow
+    from relkt.jobs.scoring_encoder import scoring_encoder  # deferred: the scorer loads TensorFlow
 
     claim_export_dir(output)
     if rank < 1:

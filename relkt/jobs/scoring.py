@@ -23,7 +23,7 @@ import numpy as np
 
 from relkt.config import PoolSection
 from relkt.config.config_io import read_config_file
-from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS, EnglishAnswerUnits, english_units
+from relkt.data.english_answer_units import UNITS, EnglishAnswerUnits, english_units
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import pair_languages, read_pairs
 from relkt.data.selection import load_split, measured_split, scored_source
@@ -39,6 +39,7 @@ from relkt.io import (
     live_run_holding,
     read_json,
 )
+from relkt.jobs.scoring_encoder import scoring_encoder
 from relkt.metrics.answer_context import context_weight
 from relkt.metrics.corpus_bitext_evaluator import CorpusBitextEvaluator
 from relkt.metrics.evaluator import EncodingCache, TextEncoder, named_evaluators, pool_evaluators, run_evaluators
@@ -307,42 +308,6 @@ def without_language_bias(
     return LanguageBiasRemoved(encoder, space, texts, means, rank > 0), record
 
 
-def scoring_encoder(encoder: str | TextEncoder, max_length: int | None = None) -> tuple[TextEncoder, str]:
-    """`encoder` built for scoring when it is a spec (frozen; whole texts for a kind that reads them whole, unless
-    `max_length`), and the name its results give it: the spec, else a built encoder's `spec` or class name."""
-    from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow)
-    from relkt.encoders.encoder_kind import kind_of  # deferred: loads the kinds, TensorFlow with them
-
-    if not isinstance(encoder, str):
-        if max_length:
-            raise ConfigError(
-                "max_length: give an encoder spec to build one at a length; a built encoder keeps its own"
-            )
-        return encoder, getattr(encoder, "spec", type(encoder).__name__)
-    encoder = as_relkt_export(encoder)
-    kind = kind_of(encoder)
-    length = max_length or (SCORING_MAX_LENGTH if kind.reads_whole else None)
-    if max_length and not kind.takes_max_length:
-        raise ConfigError(
-            f"max_length: {encoder} takes none (its tokenizer's length was fixed when it was built or exported); "
-            "a kind that takes one: " + ", ".join(k for k, v in _kinds().items() if v.takes_max_length)
-        )
-    return build_encoder(encoder, trainable=False, **({"max_length": length} if length else {})), encoder
-
-
-def as_relkt_export(spec: str) -> str:
-    """`hub:DIR` naming a relkt export of a kind that rebuilds from its export (muse, bert) is scored as that kind, so
-    a model gives the same scores whatever spec names it (a hub export keeps the length it was exported with and cuts
-    articles; `muse:DIR` reads them whole)."""
-    from relkt.encoders.export import read_metadata  # deferred: the export module loads TensorFlow
-
-    kind, _, arg = spec.partition(":")
-    if kind != "hub" or "://" in arg or not (Path(arg).expanduser() / "relkt.json").is_file():
-        return spec
-    own = read_metadata(arg).get("kind")
-    return f"{own}:{arg}" if own in ("muse", "bert") else spec
-
-
 def score_sources(encoder: str | TextEncoder, sources: Sequence[PoolSection], max_length: int | None = None, **options):
     """`score` on each of `sources` in turn (an Evaluation each, yielded as it is done), the encoder built once:
     `options` are `score`'s (split, langs, xx_en_units ...); each result names the spec it was built from."""
@@ -353,12 +318,6 @@ def score_sources(encoder: str | TextEncoder, sources: Sequence[PoolSection], ma
             if scored is not None:
                 scored.results["setup"]["encoder"] = spec
         yield result
-
-
-def _kinds():
-    from relkt.encoders.encoder_kind import encoder_kinds  # deferred: TensorFlow
-
-    return encoder_kinds()
 
 
 CARD_METRICS = re.compile(r"^(lareqa/mAP|xx_en/P@1|xx_en_article/P@1|xx_en_article/[a-z]{2,3}/P@1)$")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from relkt.errors import ConfigError
 from relkt.recipes.expected import check_files, verdict
 from relkt.recipes.pipeline import Step, output_dir_of, pipeline_steps, run_steps
 from relkt.recipes.setups import Setup, get_setup, listing, load_setups
@@ -24,6 +25,10 @@ def reproduce(name: str, setups: Path, seed: int | None = None, dry_run: bool = 
     if setup.recipe == "crossval":
         return crossval(setup, setups, seed, dry_run)
     if setup.recipe == "steps":
+        if setup.steps not in STEP_RECIPES:
+            raise ConfigError(
+                f"{setups}: setup {name}: steps {setup.steps!r} is not valid; valid: {', '.join(STEP_RECIPES)}"
+            )
         steps = STEP_RECIPES[setup.steps](setup, setups.parent, seed)
         run_steps(steps, dry_run=dry_run)
         reports = [s.report for s in steps if s.report]

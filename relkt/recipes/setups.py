@@ -1,5 +1,6 @@
 """The setups file (`configs/setups.yaml` in a checkout): each experiment's recipe and configs, read and checked in
-one place (known keys, a known recipe, what that recipe needs, configs that exist, a `steps` setup's step recipe).
+one place (known keys, a known recipe, what that recipe needs, configs that exist; a `steps` setup's step recipe is
+looked up where it runs, relkt.recipes.reproduce, so this table stays below the recipes that read it).
 `relkt reproduce` runs them; crossval and the group students read a setup's folds, configs, `set` and
 `student_groups` from here."""
 
@@ -54,8 +55,6 @@ class Setup:
 
 def load_setups(path: Path) -> dict[str, Setup]:
     """Every setup in `path`, checked: known keys, a known recipe, what that recipe needs, configs that exist."""
-    from relkt.recipes.step_recipes import STEP_RECIPES  # deferred: step_recipes reads Setup from this module
-
     raw = read_yaml(path, "setups file", ConfigError) or {}  # the read door: a name given twice is refused
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping of setup names to setups, got {type(raw).__name__}")
@@ -82,8 +81,6 @@ def load_setups(path: Path) -> dict[str, Setup]:
         for config in setup.configs():
             if not (path.parent / config).is_file():
                 raise ConfigError(f"{where}: config {config} not found in {path.parent}")
-        if setup.steps and setup.steps not in STEP_RECIPES:
-            raise ConfigError(f"{where}: steps {setup.steps!r} is not valid; valid: {', '.join(STEP_RECIPES)}")
         setups[name] = setup
     return setups
 
