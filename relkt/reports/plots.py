@@ -113,18 +113,20 @@ def language_curves(history: list[dict]) -> tuple[str, dict[str, np.ndarray]]:
 def curves_figure(history: list[dict], primary_metric: str, title: str, train_log: list[dict] | None = None):
     """The figure `training_curves` writes: the dev primary metric (best marked); one line a language of the dev
     languages (what a student is taught shows here); the loss and each of its terms on axes of their own (a total
-    near 2,000 and terms near 1 cannot share one); the learning rate only when it changed. Legends sit outside the
-    axes, in as many columns as the languages need."""
+    near 2,000 and terms near 1 cannot share one); the learning rate always (log scale when it changed). Languages in
+    tab10's ten colours a reader tells apart, a new line style each time they run out (never tab20's pastel pairs).
+    Legends sit outside the axes, in as many columns as the languages need."""
     plt = _plt()
     dense = train_log if train_log else history
     steps = np.array([h["step"] for h in history], dtype=float)
     dense_steps = np.array([h["step"] for h in dense], dtype=float)
     terms = sorted({k for h in dense for k in h if k.startswith("train/")}, key=lambda k: (k != "train/loss", k))
     rate = np.array([h.get("learning_rate", np.nan) for h in dense], dtype=float)
-    rate_changes = np.isfinite(rate).any() and np.nanmax(rate) != np.nanmin(rate)
+    has_rate = bool(np.isfinite(rate).any())
+    rate_changes = has_rate and np.nanmax(rate) != np.nanmin(rate)
     family, per_lang = language_curves(history)
     term_rows = -(-len(terms) // 3)
-    rows = 1 + bool(per_lang) + term_rows + bool(rate_changes)
+    rows = 1 + bool(per_lang) + term_rows + has_rate
     fig = plt.figure(figsize=(9, 2.3 * rows + 0.6))
     grid = fig.add_gridspec(rows, 3)
     row = 0
@@ -141,9 +143,10 @@ def curves_figure(history: list[dict], primary_metric: str, title: str, train_lo
     if per_lang:
         ax = fig.add_subplot(grid[row, :])
         ax.set_gid("languages")
-        palette = plt.get_cmap("tab10" if len(per_lang) <= 10 else "tab20")  # one colour a language
+        palette, styles = plt.get_cmap("tab10"), ("-", "--", ":", "-.")
         for k, (lang, values) in enumerate(per_lang.items()):
-            ax.plot(steps, values, marker="o", ms=2, label=lang, color=palette(k % palette.N))
+            style = styles[(k // palette.N) % len(styles)]
+            ax.plot(steps, values, marker="o", ms=2, label=lang, color=palette(k % palette.N), linestyle=style)
         ax.set_ylabel(f"dev {family}\nby language", fontsize=8)
         ax.legend(fontsize=7, ncol=max(1, -(-len(per_lang) // 8)), loc="upper left", bbox_to_anchor=(1.01, 1.0))
         row += 1
@@ -154,10 +157,14 @@ def curves_figure(history: list[dict], primary_metric: str, title: str, train_lo
         ax.set_title(k[len("train/") :], fontsize=8)
         ax.tick_params(labelsize=7)
     row += term_rows
-    if rate_changes:
+    if has_rate:
         ax = fig.add_subplot(grid[row, :])
+        ax.set_gid("learning rate")
         ax.plot(dense_steps, rate, drawstyle="steps-post", color="tab:green")
-        ax.set_yscale("log")
+        if rate_changes:
+            ax.set_yscale("log")
+        else:
+            ax.set_title(f"constant {np.nanmax(rate):.3g}", fontsize=8)
         ax.set_ylabel("learning rate", fontsize=8)
     fig.axes[-1].set_xlabel("step")
     fig.tight_layout()

@@ -1,4 +1,5 @@
-"""A student's curves.png: one dev line a language, each loss term on its own axes, the rate only when it moved."""
+"""A student's curves.png: one dev line a language in colours told apart, each loss term on its own axes, the
+learning rate always drawn."""
 
 from __future__ import annotations
 
@@ -37,10 +38,24 @@ def test_one_line_a_language_and_each_term_on_its_own_axes(tmp_path):
     assert sorted(line.get_label() for line in langs.get_lines()) == LANGS
     titles = [ax.get_title() for ax in fig.axes]
     assert {"loss", "q_en", "doc"} <= set(titles)  # a total near 2,000 apart from terms near 1
-    assert not any(ax.get_ylabel() == "learning rate" for ax in fig.axes)  # a flat rate is not drawn
+    flat = next(ax for ax in fig.axes if ax.get_gid() == "learning rate")  # a flat rate drawn too, and said so
+    assert flat.get_title() == "constant 0.0001" and flat.get_yscale() == "linear"
     plt.close(fig)
     evals, log = history(rate_moves=True)
     fig = curves_figure(evals, "lareqa/mAP", "a student", log)
-    assert any(ax.get_ylabel() == "learning rate" for ax in fig.axes)
+    assert next(ax for ax in fig.axes if ax.get_gid() == "learning rate").get_yscale() == "log"
     plt.close(fig)
     assert training_curves(evals, "lareqa/mAP", "a student", tmp_path / "curves.png", log).stat().st_size > 10_000
+
+
+def test_eleven_languages_are_ten_colours_then_a_new_line_style():
+    import matplotlib.pyplot as plt
+
+    langs = ["ar", "de", "el", "en", "es", "hi", "ru", "th", "tr", "vi", "zh"]
+    evals = [{"step": s, "primary": 0.5, **{f"dev/xx_en/{x}/P@1": 0.5 for x in langs}} for s in (0, 100)]
+    fig = curves_figure(evals, "lareqa/mAP", "eleven", None)
+    lines = next(ax for ax in fig.axes if ax.get_gid() == "languages").get_lines()
+    looks = {(tuple(np.round(line.get_color(), 3)), line.get_linestyle()) for line in lines}
+    assert len(looks) == 11 and {line.get_linestyle() for line in lines[:10]} == {"-"}
+    assert lines[10].get_linestyle() == "--" and lines[10].get_color() == lines[0].get_color()
+    plt.close(fig)
