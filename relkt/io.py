@@ -431,15 +431,22 @@ def _unique_pairs(where: str, error: type[RelktError]):
     return pairs
 
 
+MAX_EXPANDED_NODES = 10_000_000  # a YAML document's values counted with every alias expanded
+
+
 def _check_nesting(document: Any, where: str, error: type[RelktError], surrogates: bool) -> None:
-    """Nesting at most MAX_NESTING deep; with `surrogates`, no string holding a lone surrogate (walked without
-    recursion)."""
-    stack = [(document, 1)]
+    """Nesting at most MAX_NESTING deep and at most MAX_EXPANDED_NODES values once aliases are expanded (a YAML alias
+    bomb shares its lists, so it is small in memory and explodes in whoever walks it); with `surrogates`, no string
+    holding a lone surrogate. Walked without recursion, each shared container once."""
+    stack, seen = [(document, 1)], set()
     while stack:
         node, depth = stack.pop()
         if isinstance(node, (dict, list)):
             if depth > MAX_NESTING:
                 raise error(f"{where}: nested deeper than {MAX_NESTING} levels")
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
             items = list(node.items()) if isinstance(node, dict) else [(None, v) for v in node]
             for key, value in items:
                 if surrogates and isinstance(key, str):
@@ -450,6 +457,19 @@ def _check_nesting(document: Any, where: str, error: type[RelktError], surrogate
                 node.encode("utf-8")
             except UnicodeEncodeError:
                 raise error(f"{where}: a text holds a lone surrogate ({node[:40]!r}); not valid Unicode") from None
+    if seen and _expanded_size(document, {}) > MAX_EXPANDED_NODES:
+        raise error(f"{where}: over {MAX_EXPANDED_NODES:,} values once its aliases are expanded (an alias bomb?)")
+
+
+def _expanded_size(node: Any, memo: dict[int, int]) -> int:
+    """How many values `node` holds with every shared container counted each time it appears (memoised: the walk is
+    linear in the document, the count is what a consumer that copies it would build). Depth is bounded already."""
+    if not isinstance(node, (dict, list)):
+        return 1
+    if id(node) not in memo:
+        children = node.values() if isinstance(node, dict) else node
+        memo[id(node)] = 1 + sum(_expanded_size(child, memo) for child in children)
+    return memo[id(node)]
 
 
 def parse_json(text: str, where: str, error: type[RelktError] = DataError) -> Any:

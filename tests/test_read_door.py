@@ -58,10 +58,9 @@ def hostile(tmp_path: Path, suffix: str) -> dict[str, Path]:
     else:
         files["twice"] = tmp_path / "twice.yaml"
         files["twice"].write_text("seed: 1\nseed: 2\n")
-        files["bomb"] = tmp_path / "bomb.yaml"
-        rows = ["a: &a [x, x, x, x, x, x, x, x, x]"] + [
-            f"l{i}: &l{i} [{', '.join([f'*{p}' for p in ['a' if i == 0 else f'l{i - 1}'] * 9])}]" for i in range(9)
-        ]
+        files["bomb"] = tmp_path / "bomb.yaml"  # 9 aliases a level, 9 levels: 9^9 values from 90 lines
+        rows = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+        rows += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 10)]
         files["bomb"].write_text("\n".join(rows) + "\n")
         files["deep"] = tmp_path / "deep.yaml"
         files["deep"].write_text("a: " + "[" * 3000 + "]" * 3000 + "\n")
