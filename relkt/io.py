@@ -290,6 +290,11 @@ def claim_dir(path: str | Path, kind: str, below: str | Path | None = None) -> P
     if path.exists():
         if not path.is_dir():
             raise WriteError(f"{path}: a file, not a folder; name a new folder for the {kind} output")
+        theirs = _marker_kind(marker)
+        if theirs is not None and theirs != kind:  # the marker's kind is checked, not its name alone
+            raise WriteError(
+                f"{path}: a folder relkt wrote for a {theirs} output; a {kind} output never replaces it: name another"
+            )
         if not marker.is_file():
             foreign = sorted(p.name for p in path.iterdir())
             if foreign:
@@ -303,6 +308,17 @@ def claim_dir(path: str | Path, kind: str, below: str | Path | None = None) -> P
             atomic_write_text(marker, json.dumps({"written_by": "relkt", "kind": kind}) + "\n")
     clean_leftovers(path)
     return path
+
+
+def _marker_kind(marker: Path) -> str | None:
+    """The kind an output marker records (None: no marker); an unreadable marker reads as a kind of its own."""
+    if not marker.is_file():
+        return None
+    try:
+        data = read_json(marker, "output marker")
+    except RelktError:
+        return "unreadable marker"
+    return str(data.get("kind")) if isinstance(data, dict) else "unreadable marker"
 
 
 def json_keys(path: str | Path) -> set[str]:

@@ -24,6 +24,10 @@ from relkt.io import fsync_tree, read_bytes, read_json, read_text, replace_dir, 
 from relkt.names import ANSWER_CONTEXT_WEIGHT
 
 METADATA_FILE = "relkt.json"
+# what an export folder holds: anything else in a folder means it is a user's, not relkt's to replace
+EXPORT_FILES = frozenset(
+    {METADATA_FILE, "saved_model.pb", "fingerprint.pb", "variables", "assets", "README.md", "language_subspace.npz"}
+)
 FORMAT = "relkt-encoder/1"
 # An export whose candidates mix sentence and paragraph (answer context) serves them here, as USE-QA names its own:
 # `hub.load(dir).response_encoder(sentences, paragraphs)`; questions go through `__call__`.

@@ -21,6 +21,7 @@ keeps its new embedding rows as they are (the teacher has none to mix in).
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,7 +30,7 @@ import numpy as np
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import sample_questions, scored_source
 from relkt.errors import ConfigError, EncoderError, RelktError, WriteError
-from relkt.io import atomic_write_json, claim_file, json_keys, live_run_holding, refuse_links
+from relkt.io import RUN_MARKER, atomic_write_json, claim_file, json_keys, live_run_holding, refuse_links
 from relkt.jobs.pool import load_pool, pool_settings
 from relkt.jobs.requests import InterpolateRequest
 from relkt.jobs.results import InterpolateResult
@@ -61,21 +62,54 @@ def interpolate_weights(
     return mixed
 
 
-def claim_export_dir(path: str | Path) -> Path:
-    """Refuse an output folder relkt may not replace with an export: one holding anything but a relkt export (its
-    `relkt.json`), a link, or a folder inside a live run; a new or empty folder, or an earlier export, is fine."""
+def claim_export_dir(path: str | Path, stage: str, reads: Sequence[str] = ()) -> Path:
+    """The door every job that writes an export passes (interpolate, debias): `path` must be a new or empty folder, or
+    an export of the same `stage` this job wrote before (its `relkt.json` records the stage; a folder holding files
+    no export holds is a user's, whatever its `relkt.json`); never a run's own export (RUN/best, RUN/last), a model
+    or folder the job reads (`reads`: encoder specs or paths, compared resolved), a link, or a folder inside a live
+    run. One WriteError naming it, before any model loads. The leftovers of a killed export are removed."""
+    from relkt.encoders.export import EXPORT_FILES, read_metadata  # deferred: the export module loads TensorFlow
+
     path = Path(path)
     refuse_links(path)
     if path.exists() and not path.is_dir():
-        raise WriteError(f"{path}: a file, not a folder; name a new folder for the interpolated model")
-    if path.is_dir() and any(path.iterdir()) and not (path / "relkt.json").is_file():
+        raise WriteError(f"{path}: a file, not a folder; name a new folder for the {stage} export")
+    if str(path).endswith("/") or not path.name:
+        raise WriteError(f"{path}: name the export's folder itself")
+    target = path.resolve()
+    for spec in reads:
+        read = Path(str(spec).partition(":")[2] or str(spec)).expanduser()
+        if read.exists() and (
+            target == read.resolve() or read.resolve() in target.parents or target in read.resolve().parents
+        ):
+            raise WriteError(
+                f"{path}: the {stage} export would land on {read}, a model this job reads; write elsewhere"
+            )
+    if (path.parent / RUN_MARKER).is_file():
         raise WriteError(
-            f"{path}: holds files that are not a relkt export ({', '.join(sorted(p.name for p in path.iterdir())[:3])}"
-            "); relkt replaces only its own exports: name a new or empty folder"
+            f"{path}: a run's own export ({path.parent} is a run folder); write the {stage} export to a new folder"
         )
+    if path.is_dir() and any(path.iterdir()):
+        names = sorted(p.name for p in path.iterdir())
+        foreign = [n for n in names if n not in EXPORT_FILES and not n.startswith(".")]
+        if not (path / "relkt.json").is_file() or foreign:
+            raise WriteError(
+                f"{path}: holds files that are not a relkt export ({', '.join((foreign or names)[:3])}); relkt "
+                "replaces only its own exports: name a new or empty folder"
+            )
+        theirs = (read_metadata(path).get("training") or {}).get("stage")
+        if theirs != stage:
+            raise WriteError(
+                f"{path}: an export of another kind ({theirs or 'a trained model'}); a {stage} export "
+                "replaces only its own: name a new folder"
+            )
     run = live_run_holding(path)
     if run is not None:
         raise WriteError(f"{path}: inside {run}, a run folder a trainer is writing now; write elsewhere")
+    for stale in path.parent.glob(f".{path.name}.writing-*") if path.parent.is_dir() else ():
+        pid = stale.name.rpartition("-")[2]
+        if not pid.isdigit() or not Path(f"/proc/{pid}").exists():  # its writer is gone: a killed export's leftover
+            shutil.rmtree(stale, ignore_errors=True)
     return path
 
 
@@ -111,7 +145,7 @@ def check_request(args: InterpolateRequest) -> None:
 def interpolate(args: InterpolateRequest) -> InterpolateResult:
     """Every alpha's dev metrics, the best mix exported to `output` and its scores beside it."""
     check_request(args)
-    claim_export_dir(args.output)
+    claim_export_dir(args.output, "interpolation", reads=(args.teacher, args.student))
     claim_file(Path(args.output).parent / f"{Path(args.output).name}.interpolation.json", _is_interpolation, "record")
     alphas = list(args.alphas)
     from relkt.encoders.encoder_kind import encoder_kinds, kind_of  # deferred: the kind table loads TensorFlow

@@ -107,7 +107,7 @@ def export_without_language_subspace(
     from relkt.encoders.subspace_removed_encoder import SubspaceRemovedEncoder  # deferred: heavy (TensorFlow)
     from relkt.jobs.scoring_encoder import scoring_encoder  # deferred: the scorer loads TensorFlow
 
-    claim_export_dir(output)
+    claim_export_dir(output, "language_subspace_removed", reads=(spec, str(pairs_dir)))
     if rank < 1:
         raise ConfigError(f"rank: the directions projected out of the export, a whole number >= 1, got {rank}")
     # built as the scorer builds it: a kind scored whole (muse) is exported reading whole texts, so an article reads
