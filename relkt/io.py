@@ -432,7 +432,7 @@ def read_text(
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise error(f"{path}: the {what} is not UTF-8 text (byte offset {e.start}: {e.reason})") from None
+        raise error(f"{path}: not UTF-8 text (byte offset {e.start}: {e.reason}); the {what} must be UTF-8") from None
 
 
 def _unique_pairs(where: str, error: type[RelktError]):
@@ -454,25 +454,30 @@ def _check_nesting(document: Any, where: str, error: type[RelktError], surrogate
     """Nesting at most MAX_NESTING deep and at most MAX_EXPANDED_NODES values once aliases are expanded (a YAML alias
     bomb shares its lists, so it is small in memory and explodes in whoever walks it); with `surrogates`, no string
     holding a lone surrogate. Walked without recursion, each shared container once."""
-    stack, seen = [(document, 1)], set()
+    stack, seen = [(document, 1, "")], set()
     while stack:
-        node, depth = stack.pop()
+        node, depth, at = stack.pop()
         if isinstance(node, (dict, list)):
             if depth > MAX_NESTING:
                 raise error(f"{where}: nested deeper than {MAX_NESTING} levels")
             if id(node) in seen:
                 continue
             seen.add(id(node))
-            items = list(node.items()) if isinstance(node, dict) else [(None, v) for v in node]
-            for key, value in items:
-                if surrogates and isinstance(key, str):
-                    stack.append((key, depth + 1))
-                stack.append((value, depth + 1))
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    here = f"{at}.{key}" if at else str(key)
+                    if surrogates and isinstance(key, str):
+                        stack.append((key, depth + 1, f"{here} (its key)"))
+                    stack.append((value, depth + 1, here))
+            else:
+                stack.extend((value, depth + 1, f"{at}[{k}]") for k, value in enumerate(node))
         elif surrogates and isinstance(node, str):
             try:
                 node.encode("utf-8")
             except UnicodeEncodeError:
-                raise error(f"{where}: a text holds a lone surrogate ({node[:40]!r}); not valid Unicode") from None
+                raise error(
+                    f"{where}: {at or 'the document'}: holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape)"
+                ) from None
     if seen and _expanded_size(document, {}) > MAX_EXPANDED_NODES:
         raise error(f"{where}: over {MAX_EXPANDED_NODES:,} values once its aliases are expanded (an alias bomb?)")
 
@@ -495,7 +500,7 @@ def parse_json(text: str, where: str, error: type[RelktError] = DataError) -> An
     except RecursionError:
         raise error(f"{where}: nested deeper than {MAX_NESTING} levels") from None
     except json.JSONDecodeError as e:
-        raise error(f"{where}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+        raise error(f"{where}: malformed JSON: {e}") from None  # json's whole sentence, "... line L column C (char N)"
     _check_nesting(document, where, error, bool(_SURROGATE_ESCAPE.search(text)))
     return document
 
@@ -525,8 +530,8 @@ def _yaml_loader(where: str, error: type[RelktError]):
                 if isinstance(key, (dict, list)):
                     raise error(f"{where}: a mapping or list used as a key (line {key_node.start_mark.line + 1})")
                 if key in seen:
-                    raise error(
-                        f"{where}: key {key!r} appears twice (lines {seen[key] + 1} and {key_node.start_mark.line + 1})"
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {key!r} appears twice (first on line {seen[key] + 1})", key_node.start_mark
                     )
                 seen[key] = key_node.start_mark.line
             return super().construct_mapping(node, deep=deep)
@@ -542,11 +547,12 @@ def parse_yaml(text: str, where: str, error: type[RelktError] = DataError) -> An
         document = yaml.load(text, Loader=_yaml_loader(where, error))  # noqa: S506 (a SafeLoader subclass)
     except RecursionError:
         raise error(f"{where}: nested deeper than {MAX_NESTING} levels") from None
-    except yaml.YAMLError as e:
+    except yaml.YAMLError as e:  # one line: what is wrong and where, without the parser's excerpt
         mark = getattr(e, "problem_mark", None)
         at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise error(f"{where}: malformed YAML: {problem}{at}") from None
+        context = getattr(e, "context", None)
+        raise error(f"{where}: malformed YAML: {context + ': ' if context else ''}{problem}{at}") from None
     _check_nesting(document, where, error, True)
     return document
 
