@@ -36,34 +36,32 @@ def pool_name(pool: str) -> str:
 
 
 def records_table(records: Sequence[Mapping], link_from: str | Path = ".") -> str:
-    """The Markdown table of `records` (each as `relkt.jobs.record.all_records` gives it, with its `path`): setup,
-    model, pool, LAReQA mAP and the mean XX->EN P@1 of the non-English languages, each with its 95% CI, linked to its
-    chapter and record (links relative to the folder `link_from`)."""
+    """The Markdown table of `records` (each as `relkt.jobs.record.all_records` gives it, with its `path`): a row a
+    setup, model and pool: LAReQA mAP raw and with language-aware ranking (its `-adjusted` record), the mean XX->EN
+    P@1 of the non-English languages, each with its 95% CI, linked to its chapter (links relative to `link_from`)."""
     lines = [
-        "| setup | model | pool | mAP % [95% CI] | XX->EN P@1 %, mean of the non-English [95% CI] | chapter | record |",
+        "| setup | model | pool | mAP [95% CI] | language-aware mAP | XX->EN P@1, non-English mean | chapter |",
         "|---|---|---|---|---|---|---|",
     ]
     order = {"zero_shot": 0, "teacher": 1, "student": 2}
-    ranked = sorted(
-        records,
-        key=lambda r: (
-            r["setup"],
-            r["pool"].removesuffix("-adjusted"),
-            r["pool"].endswith("-adjusted"),
-            order.get(r["model"], 3),
-            r["model"],
-        ),
+    adjusted = {(r["setup"], r["model"], r["pool"].removesuffix("-adjusted")): r for r in records if _adjusted(r)}
+    raw = sorted(
+        (r for r in records if not _adjusted(r)),
+        key=lambda r: (r["setup"], r["pool"], order.get(r["model"], 3), r["model"]),
     )
-    for r in ranked:
-        metrics = r["metrics"]
+    for r in raw:
+        metrics, other = r["metrics"], adjusted.get((r["setup"], r["model"], r["pool"]))
         xx = metrics.get("xx_en_article/P@1") or metrics.get("xx_en/P@1")
-        chapter = _relative(r["chapter"], link_from)
-        record = _relative(r["path"], link_from)
         lines.append(
             f"| `{r['setup']}` | {r['model']} | {pool_name(r['pool'])} | {_cell(metrics.get('lareqa/mAP'))} | "
-            f"{_cell(xx)} | [{Path(r['chapter']).stem}]({chapter}) | [{Path(r['path']).stem}]({record}) |"
+            f"{_cell(other['metrics'].get('lareqa/mAP')) if other else '-'} | {_cell(xx)} | "
+            f"[{Path(r['chapter']).stem}]({_relative(r['chapter'], link_from)}) |"
         )
     return "\n".join(lines)
+
+
+def _adjusted(record: Mapping) -> bool:
+    return record["pool"].endswith("-adjusted")
 
 
 def _relative(path: str, start: str | Path) -> str:
