@@ -157,3 +157,10 @@ def test_retrieve_ranks_a_users_own_pool_and_adjusts_within_languages():
             api.retrieve("ngram", questions, candidates, **bad)
     with pytest.raises(ConfigError, match=r"candidates\[1\]"):
         api.retrieve("ngram", questions, ["fine", "   "])
+
+
+def test_score_refuses_a_language_named_twice_before_anything_loads():
+    from relkt.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="langs: names de, en more than once"):
+        api.score("ngram", None, "all", langs=["de", "en"] * 50000, progress=False)

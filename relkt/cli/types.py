@@ -37,6 +37,9 @@ def language_list(text: str) -> list[str]:
     codes = comma_list(text)
     if not codes:
         raise argparse.ArgumentTypeError(f"names no language ({text!r}); leave the flag out for every language")
+    twice = sorted({c for c in codes if codes.count(c) > 1})
+    if twice:  # a language read twice would be scored on a pool holding its candidates twice
+        raise argparse.ArgumentTypeError(f"names {', '.join(twice)} more than once ({text!r}); name each language once")
     return codes
 
 

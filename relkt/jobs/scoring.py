@@ -262,7 +262,10 @@ def check_score_arguments(
     ]
     for name, value, ok, what in checks:
         if not ok:
-            raise ConfigError(f"{name}: expected {what}, got {type(value).__name__} {value!r}")
+            raise ConfigError(f"{name}: expected {what}, got {type(value).__name__} {value!r:.200}")
+    if langs is not None and len(set(langs)) != len(langs):
+        twice = sorted({x for x in langs if list(langs).count(x) > 1})[:5]
+        raise ConfigError(f"langs: names {', '.join(twice)} more than once; name each language once")
 
 
 def check_bias_arguments(language_pairs: object, rank: object, means: object) -> None:

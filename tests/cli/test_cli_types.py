@@ -44,3 +44,15 @@ def test_every_flag_has_help_that_shows_its_default(cli):
         takes_value = action.nargs != 0
         if takes_value and not action.required:
             assert "default" in action.help, f"{cli} {action.option_strings}: help does not show the default"
+
+
+def test_a_language_named_twice_is_refused():
+    import argparse
+
+    import pytest
+
+    from relkt.cli.types import language_list
+
+    assert language_list("de, en") == ["de", "en"]
+    with pytest.raises(argparse.ArgumentTypeError, match="de more than once"):
+        language_list("de,de,en")
