@@ -337,6 +337,8 @@ def claim_file(
     """Check that relkt may write the file `path`: it does not exist, or `ours(path)` says relkt wrote it; not a link
     (nor a folder between `below` and it), not inside a live run folder. Removes the leftovers of an interrupted
     write of it. A WriteError otherwise."""
+    if isinstance(path, str) and path.endswith(("/", os.sep)):  # a folder's name, read as a file's by Path
+        raise WriteError(f"{path}: ends with '/', a folder's name; name the {what} file itself")
     path = Path(path)
     refuse_links(path, below)
     _refuse_live_run(path.parent)

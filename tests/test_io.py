@@ -69,3 +69,21 @@ def test_link_tree_links_each_file_or_copies_where_links_cannot_be_made(tmp_path
     assert (copied / "best" / "variables" / "w.bin").read_bytes() == b"\x00\x01"
     assert (copied / "summary.json").stat().st_ino != (src / "summary.json").stat().st_ino
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copied", "linked", "run"]
+
+
+def test_a_file_output_named_like_a_folder_or_a_fifo_is_refused_without_hanging(tmp_path):
+    import os
+
+    import pytest
+
+    from relkt.errors import WriteError
+    from relkt.io import claim_file
+    from relkt.jobs.scoring import is_result_file
+
+    with pytest.raises(WriteError, match="ends with '/'"):
+        claim_file(f"{tmp_path}/newdir/", is_result_file, "results JSON")
+    assert not (tmp_path / "newdir").exists()
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    with pytest.raises(WriteError, match="relkt did not write it"):  # read through the door: refused, not opened
+        claim_file(fifo, is_result_file, "results JSON")
