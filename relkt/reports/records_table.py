@@ -37,24 +37,31 @@ def pool_name(pool: str) -> str:
 
 def records_table(records: Sequence[Mapping], link_from: str | Path = ".") -> str:
     """The Markdown table of `records` (each as `relkt.jobs.record.all_records` gives it, with its `path`): a row a
-    setup, model and pool: LAReQA mAP raw and with language-aware ranking (its `-adjusted` record), the mean XX->EN
-    P@1 of the non-English languages, each with its 95% CI, linked to its chapter (links relative to `link_from`)."""
+    record, raw and language-aware ranking always rows of their own, each pool's raw rows first: LAReQA mAP and the
+    mean XX->EN P@1 of the non-English languages with their 95% CIs, linked to the chapter (links relative to
+    `link_from`)."""
     lines = [
-        "| setup | model | pool | mAP [95% CI] | language-aware mAP | XX->EN P@1, non-English mean | chapter |",
+        "| setup | model | pool | ranking | mAP [95% CI] | XX->EN P@1, non-English mean | chapter |",
         "|---|---|---|---|---|---|---|",
     ]
     order = {"zero_shot": 0, "teacher": 1, "student": 2}
-    adjusted = {(r["setup"], r["model"], r["pool"].removesuffix("-adjusted")): r for r in records if _adjusted(r)}
-    raw = sorted(
-        (r for r in records if not _adjusted(r)),
-        key=lambda r: (r["setup"], r["pool"], order.get(r["model"], 3), r["model"]),
+    ranked = sorted(
+        records,
+        key=lambda r: (
+            r["setup"],
+            r["pool"].removesuffix("-adjusted"),
+            _adjusted(r),
+            order.get(r["model"], 3),
+            r["model"],
+        ),
     )
-    for r in raw:
-        metrics, other = r["metrics"], adjusted.get((r["setup"], r["model"], r["pool"]))
+    for r in ranked:
+        metrics = r["metrics"]
         xx = metrics.get("xx_en_article/P@1") or metrics.get("xx_en/P@1")
+        ranking = "language-aware" if _adjusted(r) else "raw"
         lines.append(
-            f"| `{r['setup']}` | {r['model']} | {pool_name(r['pool'])} | {_cell(metrics.get('lareqa/mAP'))} | "
-            f"{_cell(other['metrics'].get('lareqa/mAP')) if other else '-'} | {_cell(xx)} | "
+            f"| `{r['setup']}` | {r['model']} | {pool_name(r['pool'].removesuffix('-adjusted'))} | {ranking} | "
+            f"{_cell(metrics.get('lareqa/mAP'))} | {_cell(xx)} | "
             f"[{Path(r['chapter']).stem}]({_relative(r['chapter'], link_from)}) |"
         )
     return "\n".join(lines)

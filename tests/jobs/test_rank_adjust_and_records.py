@@ -142,7 +142,7 @@ def test_the_records_table_is_drawn_from_the_records_and_fails_when_one_changes(
     assert tables.main(["--root", str(root)]) == 0
     assert tables.main(["--root", str(root), "--check"]) == 0
     text = (root / "README.md").read_text()
-    assert "| `toy` | teacher | XQuAD-R whole |" in text and text.endswith("after\n")
+    assert "| `toy` | teacher | XQuAD-R whole | raw |" in text and text.endswith("after\n")
     path = root / "docs/results/records/toy/teacher_xquad-r.json"
     record = json.loads(path.read_text())
     record["metrics"]["lareqa/mAP"]["value"] += 0.01
