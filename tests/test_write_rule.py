@@ -36,7 +36,7 @@ def test_a_foreign_folder_is_refused_and_left_as_it_was(tmp_path):
     with pytest.raises(WriteError, match=r"mine: holds files relkt did not write \(README\.md, src\)"):
         claim_dir(folder, "coverage")
     with pytest.raises(WriteError, match="not a relkt export"):
-        claim_export_dir(folder)  # relkt interpolate --output: used to replace the folder whole
+        claim_export_dir(folder, "interpolation")  # relkt interpolate --output: used to replace the folder whole
     assert snapshot(folder) == before
 
 

@@ -161,8 +161,9 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     try:
         meta = read_json(file, "relkt.json")
     except DataError as e:
+        reason = str(e).removeprefix(f"{file}: ")
         raise EncoderError(
-            f"{e}; the export was cut short or edited: export it again (relkt.json: not a readable relkt export)"
+            f"{file}: not a readable relkt export ({reason}); the export was cut short or edited: export it again"
         ) from None
     if not isinstance(meta, dict):
         raise EncoderError(f"{file}: expected a JSON object, got {type(meta).__name__}; export the model again")

@@ -508,7 +508,10 @@ def read_results_file(path: str | Path) -> dict:
     `lareqa` block)."""
     if not Path(path).exists():
         raise DataError(f"{path}: no such results file (write it with python -m relkt.cli.evaluate --output {path})")
-    results = read_json(path, "results JSON")
+    try:
+        results = read_json(path, "results JSON")
+    except DataError as e:
+        raise DataError(f"{path}: not a results JSON ({str(e).removeprefix(f'{path}: ')})") from None
     if not isinstance(results, dict) or not isinstance(results.get("lareqa"), dict):
         raise DataError(f"{path}: not a results JSON of relkt evaluate (no 'lareqa' block of scores)")
     return results
