@@ -111,13 +111,14 @@ class LanguageAwareRanking:
         """`scores` (rows first_row.. of the questions x this adjuster's candidates) adjusted."""
         rows = self.settings[first_row : first_row + len(scores)]
         out = np.array(scores, dtype=np.float32, copy=True)
-        for setting in set(rows):
+        kinds = set(rows)
+        for setting in kinds:
             if setting.method == "none":
                 continue
-            mine = np.array([r == setting for r in rows])
+            # one setting for the whole block (the usual case) needs no row mask
+            mine = np.arange(len(rows)) if len(kinds) == 1 else np.flatnonzero([r == setting for r in rows])
             for cols in self.blocks.values():
-                block = scores[np.ix_(mine, cols)]
-                out[np.ix_(mine, cols)] = self._adjust(block, setting, cols)
+                out[np.ix_(mine, cols)] = self._adjust(scores[np.ix_(mine, cols)], setting, cols)
         return out
 
     def _adjust(self, block: np.ndarray, setting: RankSetting, cols: np.ndarray) -> np.ndarray:
