@@ -83,16 +83,16 @@ def split_fractions(text: str) -> tuple[float, float, float]:
 
 def writable_file(text: str) -> str:
     """An output file whose folder exists (or can be made) and takes a new file: checked before hours of encoding."""
-    folder = Path(text).expanduser().resolve().parent
     try:
+        folder = Path(text).expanduser().resolve().parent
         folder.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".relkt-write-probe-")
         os.close(fd)
         os.unlink(probe)
-    except OSError as e:
+        if Path(text).is_dir():
+            raise argparse.ArgumentTypeError(f"cannot write {text}: it is a folder")
+    except OSError as e:  # a name the file system cannot hold included
         raise argparse.ArgumentTypeError(f"cannot write {text}: {e.strerror or e}") from None
-    if Path(text).is_dir():
-        raise argparse.ArgumentTypeError(f"cannot write {text}: it is a folder")
     return text
 
 

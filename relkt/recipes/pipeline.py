@@ -21,6 +21,7 @@ from relkt.config import StudentConfig, TeacherConfig, load_config
 from relkt.errors import ConfigError, Interrupted, RelktError
 from relkt.io import read_json
 from relkt.recipes.setups import Setup
+from relkt.training.run_folder import check_run_folder
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Step:
     call: Callable[[], None] | None = None
     shown_as: str = ""
     report: str = ""  # a file this step writes for a reader to open (a comparison, a coverage report)
+    run_dir: str = ""  # the run folder a trainer step trains into: checked, with every other, before the first step
 
     def stale(self) -> bool:
         """Whether the step must run: no results file yet, or its model exported after it."""
@@ -101,7 +103,11 @@ def pipeline_steps(setup: Setup, configs_dir: Path, seed: int | None = None) -> 
     zero = f"{root}/zero_shot_test.json"
     steps = [
         _score("zero-shot", setup.zero_shot or "muse", zero, str(teacher_cfg)),
-        Step("teacher", ["relkt.train_teacher", "--config", str(teacher_cfg), *_run_sets(seed_set, seed, t_out)]),
+        Step(
+            "teacher",
+            ["relkt.train_teacher", "--config", str(teacher_cfg), *_run_sets(seed_set, seed, t_out)],
+            run_dir=t_out,
+        ),
         _score(
             "teacher test", f"hub:{t_out}/best", f"{t_out}/test.json", f"{t_out}/config.yaml", f"{t_out}/best", True
         ),
@@ -111,7 +117,11 @@ def pipeline_steps(setup: Setup, configs_dir: Path, seed: int | None = None) -> 
         out = f"{root}/{Path(out).name}" if seed is not None else out
         sets = ["--set", f"teacher.spec={kind}:{t_out}/best", *_run_sets(seed_set, seed, out)]
         steps.append(
-            Step(f"student {Path(config).stem}", ["relkt.train_student", "--config", str(configs_dir / config), *sets])
+            Step(
+                f"student {Path(config).stem}",
+                ["relkt.train_student", "--config", str(configs_dir / config), *sets],
+                run_dir=out,
+            )
         )
         run = f"{out}/config.yaml"
         steps.append(_score("student test", f"hub:{out}/best", f"{out}/test.json", run, f"{out}/best", True))
@@ -157,6 +167,10 @@ def run_steps(steps: Sequence[Step], dry_run: bool = False, log=print) -> list[s
     """Run each step as `python -m ...` (or print it with `dry_run`), in order, stopping at the first that fails;
     the results files of the score steps, for the comparison. A student's `last/` score is skipped when `last/` is
     `best/` (the same files)."""
+    if not dry_run:  # every run folder of the plan, before any step: a refusal costs no earlier step's time
+        for step in steps:
+            if step.run_dir:
+                check_run_folder(Path(step.run_dir))
     results: list[str] = []
     for step in steps:
         if step.name.endswith("last test") and _last_is_best(step.model):

@@ -47,7 +47,7 @@ def train(stage: str, config: Path, out: str, seed: int | None, *sets: str) -> S
     """A trainer (`teacher` or `student`) on `config` into `out`, with `seed` and more `--set`s."""
     argv = [f"relkt.train_{stage}", "--config", str(config), "--set", f"output_dir={out}"]
     argv += [a for s in ([f"seed={seed}"] if seed is not None else []) + list(sets) for a in ("--set", s)]
-    return Step(f"{stage} {Path(out).name}", argv)
+    return Step(f"{stage} {Path(out).name}", argv, run_dir=out)
 
 
 def score(name: str, spec: str, output: str, *where: str) -> Step:

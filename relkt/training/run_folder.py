@@ -19,7 +19,16 @@ from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.data.sources import resolve_data_dir
 from relkt.errors import ConfigError, WriteError
-from relkt.io import RUN_MARKER, atomic_write_json, file_fingerprint, os_reason, read_json, read_yaml, write_errors
+from relkt.io import (
+    RUN_MARKER,
+    atomic_write_json,
+    file_fingerprint,
+    os_reason,
+    read_json,
+    read_yaml,
+    refuse_links,
+    write_errors,
+)
 from relkt.names import ALL
 from relkt.training.run_lock import RunLock
 
@@ -229,9 +238,21 @@ MARKER = RUN_MARKER
 
 
 def claim_run_folder(out: Path) -> bool:
-    """Refuse a folder relkt did not make, or one holding a link where its files go; mark a new one as relkt's.
-    Returns whether the folder was new (absent or empty): a run that fails before training leaves such a folder as
-    it found it."""
+    """Refuse a folder relkt did not make, or one holding a link where its files go (`check_run_folder`); mark a new
+    one as relkt's. Returns whether the folder was new (absent or empty): a run that fails before training leaves
+    such a folder as it found it."""
+    entries = check_run_folder(out)
+    fresh = not entries
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / MARKER).exists():
+        (out / MARKER).write_text("a relkt run folder\n", encoding="utf-8")
+    return fresh
+
+
+def check_run_folder(out: Path) -> list[Path]:
+    """What `claim_run_folder` refuses, checked without writing (a recipe checks every run folder of its plan before
+    its first step): a link, a file, a folder relkt did not make or one holding links. Returns the folder's entries."""
+    refuse_links(out)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"output_dir {out} is a file, not a folder")
     entries = sorted(out.iterdir()) if out.is_dir() else []
@@ -250,11 +271,7 @@ def claim_run_folder(out: Path) -> bool:
             f"output_dir {out}: not a relkt run folder (it holds {shown}, and no {MARKER}); relkt writes only into a "
             "new or empty folder, or one of its own runs: choose another output_dir"
         )
-    fresh = not entries
-    out.mkdir(parents=True, exist_ok=True)
-    if not (out / MARKER).exists():
-        (out / MARKER).write_text("a relkt run folder\n", encoding="utf-8")
-    return fresh
+    return entries
 
 
 def _empty_again(out: Path) -> None:

@@ -1,0 +1,319 @@
+"""Every registered command (relkt.cli.__main__.COMMANDS, so a new command joins by being registered) is sent to the
+same hostile destinations: a user's folder, a user's file, the model it reads, the data it reads, another command's
+output folder, a FIFO, a link, a trailing slash on a file's name, a 300-character name (the folders above the named
+path are the user's choice; a link below it is refused where relkt writes: tests/test_write_rule.py). Each must end
+with one clear `error:` line and leave everything as it was. A test double that writes past the door fails the walk."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from relkt.cli.__main__ import COMMANDS
+from relkt.io import claim_dir
+
+
+@dataclass
+class World:
+    """What the commands read, made once per test: data, pair files, two tiny exports, a results file, a setups file,
+    and the files a user keeps beside them."""
+
+    root: Path
+    data: Path
+    pairs: Path
+    teacher: Path
+    student: Path
+    results: Path
+
+    def snapshot(self) -> dict[str, bytes | str]:
+        out: dict[str, bytes | str] = {}
+        for p in sorted(self.root.rglob("*")):
+            key = str(p.relative_to(self.root))
+            if p.is_symlink():
+                out[key] = "link -> " + os.readlink(p)
+            elif p.is_fifo():
+                out[key] = "fifo"
+            elif p.is_file():
+                out[key] = p.read_bytes()
+            else:
+                out[key] = "dir"
+        return out
+
+
+@dataclass(frozen=True)
+class Case:
+    """How a command names where it writes (`kind`: a file or a folder) and the cheapest line that runs it there."""
+
+    kind: str
+    argv: Callable[[World, str], list[str]]
+    model: Callable[[World], Path] | None = None  # the model it reads, when it reads one
+    fresh: Callable[[World], Path] | None = None  # a place it may write (default: a new one), for the control
+    chdir: bool = False  # the command writes beside the folder it runs in (reproduce: configs/, runs/)
+
+
+def _setups(world: World, dest: str) -> list[str]:
+    """`relkt reproduce` of a one-teacher pipeline whose teacher writes to `dest`."""
+    configs = world.root / "configs"
+    configs.mkdir(exist_ok=True)
+    teacher = {
+        "output_dir": dest,
+        "verbose": 0,
+        "data": {"data_dir": str(world.data), "train_langs": ["en"], "answer_langs": ["en"]},
+        "encoder": {"spec": "ngram", "options": {"dim": 8, "num_buckets": 64}},
+        "mining": {"bm25_epochs": 1, "online_epochs": 0},
+        "triplet": {"batch_size": 4},
+    }
+    student = {"output_dir": str(world.root / "runs" / "student"), "teacher": {"spec": "muse:x"}}
+    (configs / "teacher.yaml").write_text(json.dumps(teacher))
+    (configs / "student.yaml").write_text(json.dumps(student))
+    setups = {
+        "walk": {
+            "status": "check",
+            "about": "a walk",
+            "recipe": "pipeline",
+            "teacher": "teacher.yaml",
+            "student": "student.yaml",
+            "zero_shot": "ngram",
+        }
+    }
+    (configs / "setups.yaml").write_text(json.dumps(setups))
+    return ["walk", "--setups", str(configs / "setups.yaml")]
+
+
+def _checkout(root: Path) -> Path:
+    """A checkout whose README and results index hold the records table's markers, and no record yet."""
+    from relkt.reports.records_table import BEGIN, END
+
+    (root / "docs" / "results" / "records").mkdir(parents=True)
+    for page in (root / "README.md", root / "docs" / "results" / "README.md"):
+        page.write_text(f"# a page\n\n{BEGIN}\n{END}\n")
+    return root
+
+
+def _config(world: World, stage: str, dest: str) -> list[str]:
+    path = world.root / f"{stage}.yaml"
+    config = {"verbose": 0, "data": {"data_dir": str(world.data)}}
+    if stage == "teacher":
+        config |= {
+            "encoder": {"spec": "ngram", "options": {"dim": 8, "num_buckets": 64}},
+            "mining": {"bm25_epochs": 1, "online_epochs": 0},
+            "triplet": {"batch_size": 4},
+        }
+    else:
+        config |= {"teacher": {"spec": f"muse:{world.teacher}"}, "distill": {"batch_size": 4, "epochs": 1}}
+        config["data"]["student_langs"] = ["de"]
+    path.write_text(json.dumps(config))
+    return ["--config", str(path), "--set", f"output_dir={dest}"]
+
+
+# command -> how it is walked; a registered command with no case fails the walk (test_every_command_has_a_case)
+CASES: dict[str, Case] = {
+    "train-teacher": Case("folder", lambda w, d: _config(w, "teacher", d)),
+    "train-student": Case("folder", lambda w, d: _config(w, "student", d), model=lambda w: w.teacher),
+    "evaluate": Case("file", lambda w, d: ["--encoder", "ngram", "--data-dir", str(w.data), "--output", d]),
+    "coverage": Case("folder", lambda w, d: ["--encoder", "a=ngram", "--data-dir", str(w.data), "--output", d]),
+    "teach": Case(
+        "folder",
+        lambda w, d: [
+            "--teacher",
+            f"muse:{w.teacher}",
+            "--langs",
+            "de",
+            "--pairs-dir",
+            str(w.pairs),
+            "--qa-dir",
+            str(w.data),
+            "--set",
+            "data.corpus_dev_pairs=10",
+            "--output",
+            d,
+        ],
+        model=lambda w: w.teacher,
+    ),
+    "interpolate": Case(
+        "folder",
+        lambda w, d: [
+            "--teacher",
+            f"muse:{w.teacher}",
+            "--student",
+            f"muse:{w.student}",
+            "--data-dir",
+            str(w.data),
+            "--output",
+            d,
+        ],
+        model=lambda w: w.student,
+    ),
+    "debias": Case(
+        "folder",
+        lambda w, d: ["--encoder", f"muse:{w.student}", "--pairs-dir", str(w.pairs), "--output", d],
+        model=lambda w: w.student,
+    ),
+    "record": Case(
+        "file",
+        lambda w, d: [
+            str(w.results),
+            "--setup",
+            "walk",
+            "--model",
+            "m",
+            "--pool",
+            "p",
+            "--chapter",
+            "docs/x.md",
+            "--output",
+            d,
+        ],
+    ),
+    "tables": Case("folder", lambda w, d: ["--root", d], fresh=lambda w: _checkout(w.root / "checkout")),
+    "reproduce": Case("folder", _setups, chdir=True),
+}
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """Two tiny muse exports (a teacher and its 'student') and a results file: made once for the walk."""
+    from relkt.cli import evaluate
+    from relkt.encoders.export import export_encoder
+    from tests.helpers.data import ARTICLES, squad_json
+    from tests.helpers.tiny_muse import tiny_muse_encoder
+
+    root = tmp_path_factory.mktemp("exports")
+    export_encoder(tiny_muse_encoder(seed=1), root / "teacher")
+    export_encoder(tiny_muse_encoder(seed=2), root / "student")
+    data = root / "data"
+    data.mkdir()
+    for lang in ARTICLES:
+        (data / f"{lang}.json").write_text(json.dumps(squad_json(lang)), encoding="utf-8")
+    results = root / "results" / "a.json"
+    results.parent.mkdir()
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(data), "--output", str(results)]) == 0
+    return root / "teacher", root / "student", results
+
+
+@pytest.fixture
+def world(tmp_path, exports) -> World:
+    import shutil
+
+    from tests.helpers.data import ARTICLES, squad_json, write_corpus
+
+    root = tmp_path / "world"
+    data = root / "data"
+    data.mkdir(parents=True)
+    for lang in ARTICLES:
+        (data / f"{lang}.json").write_text(json.dumps(squad_json(lang)), encoding="utf-8")
+    write_corpus(root / "pairs", "de", 40)
+    teacher, student, results = (root / "models" / "teacher", root / "models" / "student", root / "results" / "a.json")
+    shutil.copytree(exports[0], teacher)
+    shutil.copytree(exports[1], student)
+    results.parent.mkdir()
+    shutil.copy(exports[2], results)
+    shutil.copy(exports[2].with_suffix(".per_question.npz"), results.with_suffix(".per_question.npz"))
+    return World(root, data, root / "pairs", teacher, student, results)
+
+
+def _hostile(world: World, name: str, case: Case) -> dict[str, str]:
+    """Each hostile destination, made in `world`, as the string a user would type."""
+    r = world.root
+    mine = r / "mine"
+    (mine / "src").mkdir(parents=True)
+    (mine / "src" / "main.py").write_text("print('mine')\n")
+    (mine / "README.md").write_text("# my project\n")
+    (mine / "relkt.json").write_text("{}\n")  # only the marker's name: not relkt's
+    (r / "notes.md").write_text("my notes\n")
+    report = claim_dir(r / "report", "coverage" if name == "teach" else "teach")  # another command's output
+    (report / "report.md").write_text("coverage's report\n")
+    os.mkfifo(r / "fifo")
+    elsewhere = r / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("elsewhere\n")
+    os.symlink(elsewhere, r / "link")
+    places = {
+        "a user's folder": mine,
+        "a user's file": r / "notes.md",
+        "the model it reads": case.model(world) if case.model else world.teacher,
+        "the data it reads": world.data / "en.json" if case.kind == "file" else world.data,
+        "another command's output": report,
+        "a FIFO": r / "fifo",
+        "a link": r / "link",
+        "a 300-character name": r / ("x" * 300),
+    }
+    out = {name: str(path) for name, path in places.items()}
+    if case.kind == "file":
+        out["a trailing slash"] = str(r / "new-folder") + "/"
+    return out
+
+
+def walk(name: str, module, case: Case, world: World, capsys, monkeypatch) -> list[str]:
+    """Send command `name` to every hostile destination; what went wrong, one line each (empty: all refused)."""
+    problems = []
+    for where, dest in _hostile(world, name, case).items():
+        before = world.snapshot()
+        argv = case.argv(world, dest)
+        if case.chdir:
+            monkeypatch.chdir(world.root)
+        capsys.readouterr()
+        try:
+            code = module.main(argv)
+        except SystemExit as e:
+            code = e.code
+        except Exception as e:  # a traceback is never a clear line
+            code, problems = 1, [*problems, f"{name} -> {where}: {type(e).__name__}: {e}"]
+        err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+        if code in (0, None):
+            problems.append(f"{name} -> {where}: exit 0")
+        elif not err or not re.match(r"(relkt [a-z-]+: )?error: ", err[-1]):
+            problems.append(f"{name} -> {where}: no error line ({err[-3:]})")
+        elif Path(dest).name not in err[-1]:
+            problems.append(f"{name} -> {where}: the error does not name the destination ({err[-1][:300]})")
+        after = world.snapshot()
+        changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+        made_here = {"configs", "teacher.yaml", "student.yaml"}  # what the case itself wrote
+        changed = [k for k in changed if k.split("/")[0] not in made_here and not k.startswith("configs/")]
+        if changed:
+            problems.append(f"{name} -> {where}: changed {changed[:5]}")
+    return problems
+
+
+def test_every_command_has_a_case():
+    assert set(CASES) == set(COMMANDS), "a registered command without a hostile-destination case"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_command_refuses_every_hostile_destination(name, world, capsys, monkeypatch):
+    module = importlib.import_module(COMMANDS[name][0])
+    case = CASES[name]
+    assert walk(name, module, case, world, capsys, monkeypatch) == []
+    # the control: the same line to a place it may write gets past the door (the folder claimed, the file written),
+    # so each refusal above was the destination's
+    if case.chdir:
+        monkeypatch.chdir(world.root)
+    fresh = case.fresh(world) if case.fresh else world.root / "fresh" / ("out.json" if case.kind == "file" else "out")
+    before = world.snapshot()
+    module.main(case.argv(world, str(fresh)))
+    assert fresh.exists() and world.snapshot() != before, capsys.readouterr().err[-2000:]
+
+
+class WritesPastTheDoor:
+    """A command that writes its report with open(): what a command added without the door would do."""
+
+    @staticmethod
+    def main(argv: list[str]) -> int:
+        out = Path(argv[argv.index("--output") + 1])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.md").write_text("a report")
+        return 0
+
+
+def test_a_command_that_bypasses_the_door_fails_the_walk(world, capsys, monkeypatch):
+    case = Case("folder", lambda w, d: ["--output", d])
+    problems = walk("double", WritesPastTheDoor, case, world, capsys, monkeypatch)
+    assert any("a user's folder: exit 0" in p for p in problems)
+    assert any("another command's output" in p and "report/report.md" in p for p in problems)
