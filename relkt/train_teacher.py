@@ -3,7 +3,12 @@ train-teacher` is the same). From Python: `relkt.api.train_teacher(config)`."""
 
 import sys
 
-from relkt.cli.train_teacher import main
+if __name__ == "__main__":  # before the command's module imports TensorFlow
+    from relkt.cli import quiet_tensorflow
+
+    quiet_tensorflow.install()
+
+from relkt.cli.train_teacher import main  # noqa: E402
 
 __all__ = ["main"]
 

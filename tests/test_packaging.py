@@ -82,9 +82,14 @@ print(len(names))
 """
 
 
+QUIETED = "RELKT_QUIETED_TENSORFLOW"
+
+
 def test_importing_relkt_changes_nothing_in_the_process():
     """No environment variable set, no import hook left, stderr where it was: quieting TensorFlow is the CLIs' job."""
-    env = {k: v for k, v in __import__("os").environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE")}
+    env = {
+        k: v for k, v in __import__("os").environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE", QUIETED)
+    }
     done = subprocess.run(
         [sys.executable, "-c", IMPORT_EVERYTHING], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
@@ -92,16 +97,17 @@ def test_importing_relkt_changes_nothing_in_the_process():
     assert int(done.stdout.split()[-1]) > 50  # every module of the package was imported
 
 
-def test_a_cli_still_quiets_tensorflow():
-    """The CLIs install the quiet import before TensorFlow loads: the one thing `import relkt` used to do."""
+def test_a_cli_quiets_tensorflow_in_the_processes_it_starts():
+    """run_cli leaves the level and the mark that make every child's own `relkt.cli` import install the quiet import
+    (relkt.cli.__init__), so a child's TensorFlow loads silently too."""
     code = (
         "import os, sys; from relkt.cli.common import run_cli; "
         "run_cli(lambda: 0); "
-        "from relkt.cli.quiet_tensorflow import QuietTensorFlowImport; "
-        "assert os.environ['TF_CPP_MIN_LOG_LEVEL'] == '3'; "
-        "assert any(isinstance(f, QuietTensorFlowImport) for f in sys.meta_path)"
+        "assert os.environ['TF_CPP_MIN_LOG_LEVEL'] == '3' and os.environ['RELKT_QUIETED_TENSORFLOW'] == '1'"
     )
-    env = {k: v for k, v in __import__("os").environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE")}
+    env = {
+        k: v for k, v in __import__("os").environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE", QUIETED)
+    }
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
@@ -118,3 +124,21 @@ def test_the_relkt_command_runs_each_cli_and_lists_them(capsys):
     assert stop.value.code == 0 and "--xx-en-unit" in capsys.readouterr().out
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts == {"relkt": "relkt.cli.__main__:main"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ["-m", "relkt.cli", "tables", "--check", "--root", "nowhere"],
+        ["-m", "relkt.train_teacher", "--config", "nowhere.yaml"],
+    ],
+)
+def test_a_command_line_prints_no_tensorflow_start_up_line(line, tmp_path):
+    """TensorFlow loads while a command's module is imported: the quiet import is in place before (one error line)."""
+    env = {
+        k: v for k, v in __import__("os").environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "RELKT_VERBOSE", QUIETED)
+    }
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, *line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    err = [x for x in done.stderr.splitlines() if x.strip()]
+    assert done.returncode != 0 and len(err) == 1 and err[0].startswith("error: "), err

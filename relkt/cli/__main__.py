@@ -8,6 +8,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from relkt.cli import quiet_tensorflow
+
 # command -> (the module whose `main(argv)` runs it, what it does)
 COMMANDS = {
     "train-teacher": ("relkt.cli.train_teacher", "stage 1: the teacher (triplet loss, BM25 then online negatives)"),
@@ -39,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[0] not in COMMANDS:
         print(f"relkt: unknown command {argv[0]!r}\n{usage()}", file=sys.stderr)
         return 2
+    quiet_tensorflow.install()  # before the command's module imports TensorFlow
     return importlib.import_module(COMMANDS[argv[0]][0]).main(argv[1:])
 
 

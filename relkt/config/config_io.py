@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import types
 import typing
 from collections.abc import Sequence
@@ -160,6 +161,25 @@ def as_overrides(settings: dict[str, Any]) -> list[str]:
     return overrides
 
 
+# YAML 1.1 reads `010` as 8 (octal) and `1:30` as 90 (base 60): a number on a command line means what it shows
+_OCTAL_OR_BASE_60 = re.compile(r"^[-+]?(0[0-9_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?)$")
+
+
+def _override_value(item: str, raw: str):
+    """The value of `--set key=RAW`: YAML, except that a `#` starts no comment (`runs/exp #3` is that text) and a
+    number YAML 1.1 would read in another base is refused."""
+    if raw.strip() == "":
+        return ""
+    if "#" in raw and not raw.lstrip().startswith(("[", "{", "'", '"')):
+        return raw
+    if _OCTAL_OR_BASE_60.match(raw.strip()):
+        raise ConfigError(
+            f"--set {item!r}: YAML reads {raw.strip()} as {yaml.safe_load(raw)!r} (octal or base 60); write the "
+            "number you mean without a leading zero or colon, or quote it for text"
+        )
+    return yaml.safe_load(raw)
+
+
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Apply `a.b=value` strings (values parsed as YAML) to a nested dict, in place."""
     for item in overrides:
@@ -167,7 +187,7 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
         if not sep or not key:
             raise ConfigError(f"--set {item!r}: expected key=value (e.g. schedule.learning_rate=1e-5)")
         try:
-            value = yaml.safe_load(raw) if raw != "" else ""
+            value = _override_value(item, raw)
         except yaml.YAMLError as e:
             reason = str(getattr(e, "problem", None) or e).splitlines()[0]
             raise ConfigError(f"--set {item!r}: the value is not valid YAML ({reason})") from None

@@ -21,42 +21,81 @@ from pathlib import Path
 
 from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
-from relkt.data.text import is_lang_code, normal_lang, normal_text
+from relkt.data.text import has_visible_text, is_lang_code, normal_lang, normal_text
 from relkt.errors import DataError
 from relkt.io import parse_json, read_bytes
 
 REQUIRED = ("id", "lang", "question", "answer", "context")
 
 
+# a file's row errors are gathered and the first of them shown, in file order, before anything loads
+SHOWN_ERRORS = 5
+
+
+def _record_errors(path: Path, number: int, record: object) -> list[str]:
+    """What is wrong with one parsed line (nothing: []), each naming file, line and field."""
+    if not isinstance(record, dict):
+        return [f"{path}:{number}: expected a JSON object, got {type(record).__name__}"]
+    errors = []
+    for key in REQUIRED:
+        if key not in record:
+            errors.append(f"{path}:{number}: missing field '{key}' (a record needs {', '.join(REQUIRED)})")
+        elif not isinstance(record[key], str) or not has_visible_text(record[key]):
+            errors.append(
+                f"{path}:{number}.{key}: expected a non-empty string (more than whitespace or invisible marks), "
+                f"got {record[key]!r}"
+            )
+    if errors:
+        return errors
+    record["lang"] = normal_lang(record["lang"])  # `EN` beside `en` is one language, not a second one
+    if not is_lang_code(record["lang"]):
+        errors.append(f"{path}:{number}.lang: {record['lang']!r} is not a language code (two or three letters)")
+    for key, kind in (("title", str), ("answer_start", int)):
+        if key in record and (not isinstance(record[key], kind) or isinstance(record[key], bool)):
+            errors.append(f"{path}:{number}.{key}: expected {kind.__name__}, got {type(record[key]).__name__}")
+    return errors
+
+
 def _records(path: Path) -> list[tuple[int, dict]]:
-    """(line number, record) for every non-empty line; one error naming file, line and field for a bad one."""
-    out = []
+    """(line number, record) for every non-empty line. Every bad line is found first, and one error gives their
+    count and the first few in file order, each naming file, line and field."""
+    out, errors = [], []
     lines = read_bytes(path, "JSON Lines file").split(b"\n")  # the read door: a regular file, bounded
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
             text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            record = parse_json(text, f"{path}:{number}")
         except UnicodeDecodeError as e:
-            raise DataError(f"{path}:{number}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-        record = parse_json(text, f"{path}:{number}")
-        if not isinstance(record, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
-        for key in REQUIRED:
-            if key not in record:
-                raise DataError(f"{path}:{number}: missing field '{key}' (a record needs {', '.join(REQUIRED)})")
-            if not isinstance(record[key], str) or not record[key].strip():
-                raise DataError(f"{path}:{number}.{key}: expected a non-empty string, got {record[key]!r}")
-        record["lang"] = normal_lang(record["lang"])  # `EN` beside `en` is one language, not a second one
-        if not is_lang_code(record["lang"]):
-            raise DataError(f"{path}:{number}.lang: {record['lang']!r} is not a language code (two or three letters)")
-        for key, kind in (("title", str), ("answer_start", int)):
-            if key in record and (not isinstance(record[key], kind) or isinstance(record[key], bool)):
-                raise DataError(f"{path}:{number}.{key}: expected {kind.__name__}, got {type(record[key]).__name__}")
-        out.append((number, record))
+            errors.append(f"{path}:{number}: not UTF-8 text ({e.reason} at byte {e.start})")
+            continue
+        except DataError as e:
+            errors.append(str(e))
+            continue
+        bad = _record_errors(path, number, record)
+        errors += bad
+        if not bad:
+            out.append((number, record))
+    if errors:
+        more = f" ({len(errors) - SHOWN_ERRORS} more not shown)" if len(errors) > SHOWN_ERRORS else ""
+        head = f"{path}: {len(errors)} bad line(s){more}:\n  " if len(errors) > 1 else ""
+        raise DataError(head + "\n  ".join(errors[:SHOWN_ERRORS]))
     if not out:
         raise DataError(f"{path}: no records (expected one JSON object a line with {', '.join(REQUIRED)})")
+    _one_code_a_language(path, {r["lang"] for _, r in out})
     return out
+
+
+def _one_code_a_language(path: Path, langs: set[str]) -> None:
+    """`en-us` beside `en` is one language written two ways: refused, never split into two pools' worth."""
+    for lang in sorted(langs):
+        base = lang.partition("-")[0]
+        if base != lang and base in langs:
+            raise DataError(
+                f"{path}: lang {lang!r} and {base!r} both occur; write one code for one language (relkt keeps "
+                "region and script subtags apart: zh-hans is not zh)"
+            )
 
 
 def _answer_start(record: dict, path: Path, number: int) -> int:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from relkt.data.text import normal_text
+from relkt.data.text import has_visible_text, normal_text
 from relkt.errors import DataError
 
 log = logging.getLogger("relkt.data")
@@ -203,8 +203,11 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
                 continue
             cells = [normal_text(c) for c in cells]
             source, en, xx = cells[at.get("source", at.get("id"))], cells[at["en"]], cells[at["xx"]]
-            if not en or not xx:
-                corpus.bad_rows.append(f"{path}:{number}: empty {'en' if not en else 'xx'} side")
+            if not has_visible_text(en) or not has_visible_text(xx):
+                side = "en" if not has_visible_text(en) else "xx"
+                corpus.bad_rows.append(
+                    f"{path}:{number}: empty {side} side (nothing but whitespace or invisible marks)"
+                )
                 continue
             if corpus.splits is not None:
                 split = cells[at["split"]]

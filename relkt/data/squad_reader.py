@@ -11,7 +11,7 @@ from pathlib import Path
 
 from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
-from relkt.data.text import normal_text
+from relkt.data.text import has_visible_text, normal_text
 from relkt.errors import DataError
 from relkt.io import read_json
 
@@ -158,8 +158,11 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                     )
                 seen[qas_id] = where_q
                 text = _utf8(_get(qa, "question", str, path, where_q), path, f"{where_q}.question")
-                if not text.strip():
-                    raise DataError(f"{path}: {where_q}.question: empty question (id {qas_id})")
+                if not has_visible_text(text):
+                    raise DataError(
+                        f"{path}: {where_q}.question: empty question (id {qas_id}): nothing but whitespace or "
+                        "invisible marks"
+                    )
                 answers = _get(qa, "answers", list, path, where_q)
                 if not answers:
                     raise DataError(f"{path}: {where_q}.answers: no answer (id {qas_id})")

@@ -11,6 +11,18 @@ import unicodedata
 LANG_CODE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{2,8})?$")
 
 
+# Marks that draw nothing: zero-width spaces and joiners, direction marks, the word joiner and its kin, the BOM, the
+# soft hyphen. A field made only of these (and whitespace) holds no text, however long it is.
+_INVISIBLE = re.compile(
+    r"[\s\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]*"
+)
+
+
+def has_visible_text(text: str) -> bool:
+    """Whether `text` holds anything a reader sees: not empty, not only whitespace and invisible marks (U+200B ...)."""
+    return not _INVISIBLE.fullmatch(text)
+
+
 def normal_text(text: str) -> str:
     """`text` in relkt's normal form: NFC, whitespace collapsed, stripped."""
     return " ".join(unicodedata.normalize("NFC", text).split())

@@ -217,3 +217,14 @@ def test_smoke_runs_in_a_folder_of_its_own_beside_the_configured_one(tmp_path):
     assert run_config(TeacherConfig, cfg, smoke=True).output_dir == "runs/exp_smoke"  # never the full run's folder
     assert run_config(TeacherConfig, cfg, ["output_dir=runs/mine"], smoke=True).output_dir == "runs/mine"
     assert run_config(TeacherConfig, cfg, smoke=True, settings=["output_dir=OUT/student"]).output_dir == "OUT/student"
+
+
+@pytest.mark.parametrize("value", ["010", "1:30", "-007", "12:30:00"])
+def test_a_set_number_yaml_would_read_in_another_base_is_refused(value):
+    with pytest.raises(ConfigError, match=rf"--set 'seed={value}': YAML reads {value} as .*octal or base 60"):
+        with_overrides(TeacherConfig(), [f"seed={value}"])
+
+
+def test_a_hash_in_a_set_value_is_text_not_a_comment():
+    config = with_overrides(TeacherConfig(), ["output_dir=runs/exp #3", "seed=10", "data.train_langs=[en, de]"])
+    assert str(config.output_dir) == "runs/exp #3" and config.seed == 10 and config.data.train_langs == ["en", "de"]

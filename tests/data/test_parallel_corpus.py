@@ -23,17 +23,19 @@ def test_bad_rows_are_skipped_and_named_with_file_and_line(tmp_path, caplog):
     rows[4] = b"tatoeba\tonly two columns\n"  # line 6 (the header is line 1)
     rows[9] = b"ntrex128\t\tleer\n"  # line 11: empty English side
     rows[19] = b"tico19\tbroken\t\xff\xfe\n"  # line 21: not UTF-8
+    rows[29] = "flores\tsentence\t\u200b\u200e\u2060\n".encode()  # line 31: a side of invisible marks only
     rows.append(rows[0])  # an exact duplicate: kept once, not an error
     path = write(tmp_path / "de.tsv", rows)
     corpus = read_parallel_tsv(path, "de", max_bad_share=0.02)
-    assert len(corpus) == 197 and corpus.xx[0] == "Satz 0" and corpus.source[0] == "tatoeba"
+    assert len(corpus) == 196 and corpus.xx[0] == "Satz 0" and corpus.source[0] == "tatoeba"
     assert corpus.bad_rows == [
         f"{path}:6: 2 columns, expected 3 (source, en, xx)",
-        f"{path}:11: empty en side",
+        f"{path}:11: empty en side (nothing but whitespace or invisible marks)",
         f"{path}:21: not UTF-8 (invalid start byte at byte 14)",
+        f"{path}:31: empty xx side (nothing but whitespace or invisible marks)",
     ]
     assert f"{path}:21" in caplog.text
-    with pytest.raises(DataError, match=r"de.tsv: 3 of 201 rows are bad \(more than 1%\)"):
+    with pytest.raises(DataError, match=r"de.tsv: 4 of 201 rows are bad \(more than 1%\)"):
         read_parallel_tsv(path, "de", max_bad_share=0.01)
 
 

@@ -296,3 +296,31 @@ def test_an_id_that_names_questions_of_two_articles_in_two_languages_is_refused(
     with pytest.raises(DataError, match=r"en.json: questions 'c2' and 'r1' share an article in de .* but not in en"):
         QaSource.open(tmp_path).read()
     assert [d.lang for d in QaSource.open(tmp_path).read(["en"])] == ["en"]  # one language alone is read
+
+
+def test_every_bad_jsonl_line_is_counted_and_the_first_shown_in_file_order(tmp_path):
+    bad = [
+        '{"id": "q9", "lang": "en", "question": "\u200b\u200e\u2060", "answer": "B", "context": "B."}',
+        '{"id": "q8", "lang": "en", "question": "Why?"}',
+        "not json",
+    ]
+    with pytest.raises(DataError) as e:
+        read_jsonl_file(write_jsonl(tmp_path / "qa.jsonl", RECORDS, bad))
+    lines = str(e.value).splitlines()
+    assert lines[0].endswith("qa.jsonl: 4 bad line(s):")  # the second line lacks two fields: two errors
+    assert [line.strip().split(":")[1].split(".")[0] for line in lines[1:]] == ["6", "7", "7", "8"]
+    assert "6.question: expected a non-empty string (more than whitespace or invisible marks)" in lines[1]
+
+
+def test_one_language_under_two_codes_is_refused(tmp_path):
+    us = {**RECORDS[0], "id": "q7", "lang": "en-US"}
+    with pytest.raises(DataError, match=r"lang 'en-us' and 'en' both occur; write one code for one language"):
+        read_jsonl_file(write_jsonl(tmp_path / "qa.jsonl", [*RECORDS, us]))
+
+
+def test_a_language_file_named_in_another_script_is_refused(tiny_data):
+    from relkt.data.qa_formats.squad import squad_files
+
+    (tiny_data / "δε.json").write_text((tiny_data / "de.json").read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(DataError, match=r"δε\.json: 'δε' is not a language code \(ASCII letters"):
+        squad_files(tiny_data)

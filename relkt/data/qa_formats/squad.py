@@ -17,6 +17,8 @@ def squad_files(directory: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for path in sorted(directory.glob("*.json")):
         parts = path.name.split(".")
+        if len(parts) == 2 and 2 <= len(parts[0]) <= 3 and parts[0].isalpha() and not parts[0].isascii():
+            raise DataError(f"{path}: {parts[0]!r} is not a language code (ASCII letters, e.g. el.json): rename it")
         if len(parts) == 2 and 2 <= len(parts[0]) <= 3 and parts[0].isalpha():
             lang = normal_lang(parts[0])
         elif len(parts) == 3 and parts[0] in ("xquad", "squad") and is_lang_code(parts[1]):
