@@ -254,9 +254,16 @@ def reproduce(
     """Run the setup `name` of the setups file end to end (relkt.recipes.reproduce), from the checkout's root."""
     _expect(name, str, "name", "a setup's name")
     _expect(seed, (int, type(None)), "seed", "a whole number or None")
+    _check_setups_path(setups)
     return _reproduce(name, Path(setups), seed, dry_run)
 
 
 def setups(path: str | Path = "configs/setups.yaml") -> str:
     """Every setup of the setups file with its status, recipe and configs, the recommended first."""
+    _check_setups_path(path)
     return setups_listing(Path(path))
+
+
+def _check_setups_path(path: object) -> None:
+    if not isinstance(path, (str, Path)) or "\x00" in str(path):
+        raise ConfigError(f"setups: expected the setups file's path, got {type(path).__name__} {path!r:.100}")

@@ -224,6 +224,16 @@ RUN_MARKER = ".relkt-run"  # what makes a folder relkt's run folder: written whe
 _TMP = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
 
 
+def refuse_bad_name(path: str | Path) -> None:
+    """A WriteError for a path no file system holds: a NUL byte, or a name longer than the file system takes."""
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise WriteError(f"{text!r}: holds a NUL byte, which no file name can; name another")
+    for part in Path(text).parts:
+        if len(os.fsencode(part)) > 255:
+            raise WriteError(f"{text[:80]}...: a name of {len(os.fsencode(part))} bytes; a file system takes 255")
+
+
 def refuse_links(path: str | Path, below: str | Path | None = None) -> None:
     """A WriteError when `path`, or a folder between `below` (exclusive) and `path`, is a symbolic link: writing
     through one would land somewhere the user did not name. The folders above `below` are the user's own choice."""
@@ -283,6 +293,7 @@ def claim_dir(path: str | Path, kind: str, below: str | Path | None = None) -> P
     """Make `path` a folder relkt may write into, or refuse with a WriteError naming it: it must be new, empty or made
     by relkt (OUTPUT_MARKER), not a link (nor any folder between `below` and it), not inside a live run folder.
     Marks it, and removes what an interrupted write of relkt left there. `kind` (the job) is recorded in the marker."""
+    refuse_bad_name(path)
     path = Path(path)
     refuse_links(path, below)
     _refuse_live_run(path)
@@ -339,6 +350,7 @@ def claim_file(
     write of it. A WriteError otherwise."""
     if isinstance(path, str) and path.endswith(("/", os.sep)):  # a folder's name, read as a file's by Path
         raise WriteError(f"{path}: ends with '/', a folder's name; name the {what} file itself")
+    refuse_bad_name(path)
     path = Path(path)
     refuse_links(path, below)
     _refuse_live_run(path.parent)

@@ -164,3 +164,62 @@ def test_score_refuses_a_language_named_twice_before_anything_loads():
 
     with pytest.raises(ConfigError, match="langs: names de, en more than once"):
         api.score("ngram", None, "all", langs=["de", "en"] * 50000, progress=False)
+
+
+class _Own:
+    """A caller's own encoder: `encode(texts)` and nothing else, answering what `answer(n)` gives."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def encode(self, texts):
+        return self.answer(len(texts))
+
+
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (lambda n: None, r"encode\(\) of \d+ texts returned None; expected an array of \d+ rows"),
+        (lambda n: np.ones((n - 1, 4)), r"returned shape \(\d+, 4\)"),
+        (lambda n: np.ones((n, 8, 1)), r"returned shape \(\d+, 8, 1\)"),
+        (lambda n: np.full((n, 4), np.nan), r"NaN or infinite"),
+        (lambda n: [["a"] * 4] * n, r"returned list"),  # of words: no numbers
+    ],
+)
+def test_a_callers_own_encoder_is_asked_what_relkts_promise(tiny_data, answer, message):
+    from relkt.config import PoolSection
+    from relkt.errors import EncoderError
+
+    with pytest.raises(EncoderError, match=message):
+        api.score(_Own(answer), PoolSection(data_dir=str(tiny_data)), split="all")
+
+
+def test_a_callers_own_encoder_answering_lists_is_scored(tiny_data):
+    from relkt.config import PoolSection
+
+    rng = np.random.default_rng(0)
+    result = api.score(_Own(lambda n: rng.normal(size=(n, 8)).tolist()), PoolSection(data_dir=str(tiny_data)), "all")
+    assert 0 < result.flat()["lareqa/mAP"] <= 1
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda d: api.score("ngram", _pool(d, split_fractions=[float("nan"), 0.5, 0.5])), r"not a finite number"),
+        (lambda d: api.score("ngram", _pool(d), output="a\x00b"), r"holds a NUL byte"),
+        (lambda d: api.score("ngram", _pool(d), output="x" * 300 + ".json"), r"a name of 305 bytes"),
+        (lambda d: api.reproduce("x", setups=123), r"setups: expected the setups file's path, got int 123"),
+        (lambda d: api.setups(["a"]), r"setups: expected the setups file's path, got list"),
+    ],
+)
+def test_arguments_that_cannot_mean_anything_are_one_relkt_error(tiny_data, call, message):
+    from relkt.errors import RelktError
+
+    with pytest.raises(RelktError, match=message):
+        call(tiny_data)
+
+
+def _pool(data, **changes):
+    from relkt.config import PoolSection
+
+    return PoolSection(data_dir=str(data), **changes)

@@ -3,6 +3,7 @@ retrieval on held-out pairs, as one `Evaluation` (what `relkt evaluate` prints a
 
     from relkt import api
     from relkt.config import PoolSection
+from relkt.config.config_io import from_dict
 
     result = api.score("muse", PoolSection(data_dir="../shared/data/xquad-r"), split="test")
     result.metric("xx_en_article/el/P@1"), result.results["lareqa"]["mAP"]
@@ -10,6 +11,7 @@ retrieval on held-out pairs, as one `Evaluation` (what `relkt evaluate` prints a
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import time
@@ -22,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from relkt.config import PoolSection
-from relkt.config.config_io import read_config_file
+from relkt.config.config_io import from_dict, read_config_file
 from relkt.data.english_answer_units import UNITS, EnglishAnswerUnits, english_units
 from relkt.data.lareqa_pool import LareqaPool
 from relkt.data.parallel_corpus import pair_languages, read_pairs
@@ -143,7 +145,8 @@ def score(
         raise ConfigError(f"encoder: expected a spec (e.g. 'muse') or a built encoder, got {type(encoder).__name__}")
     if data is not None and not isinstance(data, PoolSection):
         raise ConfigError(f"data: expected a PoolSection (or a stage config's data), got {type(data).__name__}")
-    settings = data or PoolSection()
+    # a PoolSection made in code passes the checks a config file's `data:` does (types, finite numbers, ranges)
+    settings = from_dict(type(data), dataclasses.asdict(data), "data") if data is not None else PoolSection()
     settings.validate()
     check_score_arguments(langs, xx_en_units, max_length, corpus_dir, corpus_dev_pairs, batch_size, progress, output)
     check_bias_arguments(language_pairs, remove_language_subspace, remove_language_means)

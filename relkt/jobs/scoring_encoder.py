@@ -4,11 +4,61 @@ language-bias export and retrieval all build their encoder here (one module belo
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
+import numpy as np
+
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH
-from relkt.errors import ConfigError
+from relkt.errors import ConfigError, EncoderError
 from relkt.metrics.evaluator import TextEncoder
+
+
+class CheckedEncoder:
+    """A caller's own encoder (any object with `encode(texts)`), called with only the arguments its `encode` takes,
+    and each answer checked before it is scored: an (n, D) array of finite numbers for n texts, D the same each time.
+    What relkt's own encoders promise, asked of one it did not build, so a bad answer is one line, not a traceback."""
+
+    def __init__(self, encoder: object):
+        self.encoder, self.spec = encoder, getattr(encoder, "spec", type(encoder).__name__)
+        try:
+            taken = inspect.signature(encoder.encode).parameters
+        except (TypeError, ValueError):  # a builtin without a signature: pass texts alone
+            taken = {}
+        kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in taken.values())
+        self.takes = {name for name in ("batch_size", "progress") if kwargs or name in taken}
+        self.width: int | None = None
+
+    @property
+    def dim(self) -> int | None:
+        return getattr(self.encoder, "dim", self.width)
+
+    def encode(self, texts, batch_size: int = 64, progress: bool | str = False) -> np.ndarray:
+        options = {k: v for k, v in (("batch_size", batch_size), ("progress", progress)) if k in self.takes}
+        got = self.encoder.encode(list(texts), **options)
+        try:
+            out = np.asarray(got, dtype=np.float32)
+        except (TypeError, ValueError):
+            out = None
+        n = len(texts)
+        if out is None or out.ndim != 2 or out.shape[0] != n or out.shape[1] < 1:
+            shape = (
+                "None"
+                if got is None
+                else f"shape {getattr(out, 'shape', '?')}"
+                if out is not None
+                else type(got).__name__
+            )
+            raise EncoderError(
+                f"encoder {self.spec}: encode() of {n} texts returned {shape}; expected an array of {n} rows of D "
+                "numbers (n, D)"
+            )
+        if self.width is not None and out.shape[1] != self.width:
+            raise EncoderError(f"encoder {self.spec}: encode() gave {out.shape[1]} numbers a row, earlier {self.width}")
+        if not np.isfinite(out).all():
+            raise EncoderError(f"encoder {self.spec}: encode() returned NaN or infinite numbers")
+        self.width = out.shape[1]
+        return out
 
 
 def scoring_encoder(encoder: str | TextEncoder, max_length: int | None = None) -> tuple[TextEncoder, str]:
@@ -22,7 +72,12 @@ def scoring_encoder(encoder: str | TextEncoder, max_length: int | None = None) -
             raise ConfigError(
                 "max_length: give an encoder spec to build one at a length; a built encoder keeps its own"
             )
-        return encoder, getattr(encoder, "spec", type(encoder).__name__)
+        from relkt.encoders.sentence_encoder import SentenceEncoder  # deferred: heavy (TensorFlow)
+
+        if isinstance(encoder, SentenceEncoder):
+            return encoder, getattr(encoder, "spec", type(encoder).__name__)
+        checked = encoder if isinstance(encoder, CheckedEncoder) else CheckedEncoder(encoder)
+        return checked, checked.spec
     encoder = as_relkt_export(encoder)
     kind = kind_of(encoder)
     length = max_length or (SCORING_MAX_LENGTH if kind.reads_whole else None)
