@@ -70,7 +70,6 @@ MOVED = {  # the snapshots' names -> where each config lives now, one folder a s
     "xquad_muse_guarded_student.yaml": "xquad_muse_guarded/student.yaml",
     "xquad_muse_reference_student.yaml": "xquad_muse_reference/student.yaml",
     "xquad_muse_reference_teacher.yaml": "xquad_muse_reference/teacher.yaml",
-    "xquad_muse_rows_student.yaml": "xquad_muse_rows/student.yaml",
     "xquad_muse_student.yaml": "xquad_muse/student.yaml",
     "xquad_muse_teacher.yaml": "xquad_muse/teacher.yaml",
     "xquad_muse_xy_teacher.yaml": "xquad_muse_xy/teacher.yaml",

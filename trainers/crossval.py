@@ -1,7 +1,7 @@
 """k-fold cross-validation of teacher and student (relkt.recipes.crossval): every question is scored once, on a model
 that never trained on its article (or its `data.split_unit`), and significance is computed on the pooled questions.
 
-    python trainers/crossval.py --setup xquad_muse_guarded --output runs/xquad_muse_guarded/crossval
+    python trainers/crossval.py --setup xquad_muse_best --output runs/xquad_muse_best/crossval
     python trainers/crossval.py --folds 5 --teacher-config configs/xquad_muse/teacher.yaml \
         --student-config configs/xquad_muse/student.yaml --output runs/xquad_muse/crossval
 

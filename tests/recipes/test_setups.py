@@ -39,7 +39,7 @@ def test_reproduce_lists_the_setups_from_the_file():
     out = subprocess.run(
         [sys.executable, "-m", "relkt.cli", "reproduce", "--list"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
-    assert "xquad_muse_guarded" in out and "crossval 5" in out and "configs: paper_muse/teacher.yaml" in out
+    assert "xquad_muse_best" in out and "crossval 5" in out and "configs: paper_muse/teacher.yaml" in out
     assert out.splitlines()[0].split()[1] == "recommended"  # the recommended setups first, each with its status
     bad = subprocess.run(
         [sys.executable, "-m", "relkt.cli", "reproduce", "nope"], cwd=ROOT, capture_output=True, text=True
@@ -134,9 +134,9 @@ def test_a_bad_setup_is_named_with_its_file_and_field(setups, tmp_path, entry, m
 
 def test_crossval_takes_its_folds_and_configs_from_a_setup():
     crossval = trainer_script("crossval")
-    cv = crossval.cross_validation(crossval.parse_args(["--setup", "xquad_muse_guarded", "--output", "out"]))
-    assert cv.folds == 5 and cv.teacher_config.endswith("configs/xquad_muse_guarded/teacher.yaml")
-    assert cv.student_config.endswith("configs/xquad_muse_guarded/student.yaml")
+    cv = crossval.cross_validation(crossval.parse_args(["--setup", "xquad_muse_best", "--output", "out"]))
+    assert cv.folds == 5 and cv.teacher_config.endswith("configs/xquad_muse_best/teacher.yaml")
+    assert cv.student_config.endswith("configs/xquad_muse_best/student.yaml")
     questions = crossval.cross_validation(
         crossval.parse_args(["--setup", "xquad_muse_guarded_questions", "--output", "out", "--set", "seed=1"])
     )
