@@ -166,8 +166,8 @@ def score(
             claim_file(path, is_result_file, "results JSON")
             claim_file(per_question_path(path), is_per_question_file, "per-question file")
     pool = load_split(settings, split, langs=list(langs) if langs else None)
-    log.info("pool: %d questions, %d candidates, %s", len(pool.questions), len(pool.candidates), ",".join(pool.langs))
     source, within = scored_source(settings, split)
+    log.info("pool: %s", pool_line(pool, source, split, within, langs))
     units = english_units(source, xx_en_units, scored=[q.qas_id for q in pool.questions])
     encoder, spec = scoring_encoder(encoder, max_length)
     warn_cut_units(encoder, units)
@@ -233,6 +233,16 @@ def score(
     if output is not None:
         result.output = write_evaluation(result, output)
     return result
+
+
+def pool_line(pool: LareqaPool, source, split: str, within: str, langs: Sequence[str] | None) -> str:
+    """What was scored, said once: the split and, for a cut of a source, how many of its questions it holds (a user's
+    own file scored without `--split all` is its test split alone, and this line says so)."""
+    what = f"{len(pool.questions)} questions, {len(pool.candidates)} candidates, {','.join(pool.langs)}"
+    if split == "all" or within != split:
+        return f"{what} ({'every question of ' if split == 'all' else 'the test source, whole: '}{source.path})"
+    total = sum(len(data.questions) for data in source.read(list(langs) if langs else None))
+    return f"{what}: the {split} split of {source.path}, {len(pool.questions)} of its {total} (--split all: every one)"
 
 
 def check_score_arguments(

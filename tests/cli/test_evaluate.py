@@ -420,3 +420,17 @@ def test_card_puts_the_test_scores_into_the_scored_exports_model_card(synthetic_
         with pytest.raises(SystemExit):
             evaluate.main(argv)
         assert message in capsys.readouterr().err
+
+
+def test_evaluate_says_which_split_it_scored_and_how_many_questions_of_how_many(tiny_data, tmp_path, caplog):
+    from relkt.cli import evaluate
+
+    caplog.set_level("INFO", logger="relkt")
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data)]) == 0
+    line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("pool: "))
+    n = int(line.split()[1])
+    assert f"the test split of {tiny_data}, {n} of its 12" in line and "--split all" in line and n < 12
+    caplog.clear()
+    assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all"]) == 0
+    line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("pool: "))
+    assert line.startswith("pool: 12 questions") and f"every question of {tiny_data}" in line
