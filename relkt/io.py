@@ -231,7 +231,59 @@ def refuse_bad_name(path: str | Path) -> None:
         raise WriteError(f"{text!r}: holds a NUL byte, which no file name can; name another")
     for part in Path(text).parts:
         if len(os.fsencode(part)) > 255:
-            raise WriteError(f"{text[:80]}...: a name of {len(os.fsencode(part))} bytes; a file system takes 255")
+            raise WriteError(f"{text}: a name of {len(os.fsencode(part))} bytes; a file system takes 255")
+
+
+# The fields of a config section or job request that name data a command reads: an output inside one is refused (a
+# results file in a SQuAD folder would be read as a language of it next time). tests/test_every_command_writes_through
+# _the_door.py fails when a config or request field ending in `_dir` is missing here.
+DATA_FIELDS = frozenset(
+    {
+        "data_dir",
+        "test_dir",
+        "more_test",
+        "pairs_dir",
+        "questions_dir",
+        "qa_dir",
+        "qa_test_dir",
+        "corpus_dir",
+        "code_switch_dir",
+        "more_pairs",
+        "more_qa",
+    }
+)
+
+
+def data_paths(*objs: object) -> list[Path]:
+    """Every data path the dataclasses `objs` (and the dataclasses inside them) name in a DATA_FIELDS field."""
+    import dataclasses
+
+    out, stack = [], list(objs)
+    while stack:
+        obj = stack.pop()
+        if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+            continue
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name, None)
+            if dataclasses.is_dataclass(value):
+                stack.append(value)
+            elif f.name in DATA_FIELDS and value:
+                values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
+                out += [Path(v).expanduser() for v in values if isinstance(v, (str, os.PathLike)) and str(v)]
+    return out
+
+
+def refuse_writing_into(path: str | Path, reads: Sequence[str | Path] = ()) -> None:
+    """A WriteError when `path` is, lies inside or holds data this command reads (`reads`, resolved paths compared):
+    what it writes would be read back as data, or replace it."""
+    target = Path(path).expanduser().resolve()
+    for read in reads:
+        source = Path(read).expanduser()
+        if not source.exists():
+            continue
+        source = source.resolve()
+        if target == source or source in target.parents or target in source.parents:
+            raise WriteError(f"{path}: inside or over {read}, data this command reads; write elsewhere")
 
 
 def refuse_links(path: str | Path, below: str | Path | None = None) -> None:
@@ -289,11 +341,13 @@ def clean_leftovers(folder: str | Path, name: str | None = None) -> list[Path]:
     return removed
 
 
-def claim_dir(path: str | Path, kind: str, below: str | Path | None = None) -> Path:
+def claim_dir(path: str | Path, kind: str, below: str | Path | None = None, reads: Sequence[str | Path] = ()) -> Path:
     """Make `path` a folder relkt may write into, or refuse with a WriteError naming it: it must be new, empty or made
     by relkt (OUTPUT_MARKER), not a link (nor any folder between `below` and it), not inside a live run folder.
-    Marks it, and removes what an interrupted write of relkt left there. `kind` (the job) is recorded in the marker."""
+    Marks it, and removes what an interrupted write of relkt left there. `kind` (the job) is recorded in the marker.
+    `reads`: the data the job reads (`data_paths`), which the folder may neither be, hold, nor lie in."""
     refuse_bad_name(path)
+    refuse_writing_into(path, reads)
     path = Path(path)
     refuse_links(path, below)
     _refuse_live_run(path)
@@ -343,7 +397,11 @@ def json_keys(path: str | Path) -> set[str]:
 
 
 def claim_file(
-    path: str | Path, ours: Callable[[Path], bool], what: str = "result", below: str | Path | None = None
+    path: str | Path,
+    ours: Callable[[Path], bool],
+    what: str = "result",
+    below: str | Path | None = None,
+    reads: Sequence[str | Path] = (),
 ) -> Path:
     """Check that relkt may write the file `path`: it does not exist, or `ours(path)` says relkt wrote it; not a link
     (nor a folder between `below` and it), not inside a live run folder. Removes the leftovers of an interrupted
@@ -351,6 +409,7 @@ def claim_file(
     if isinstance(path, str) and path.endswith(("/", os.sep)):  # a folder's name, read as a file's by Path
         raise WriteError(f"{path}: ends with '/', a folder's name; name the {what} file itself")
     refuse_bad_name(path)
+    refuse_writing_into(path, reads)
     path = Path(path)
     refuse_links(path, below)
     _refuse_live_run(path.parent)

@@ -54,6 +54,7 @@ class Case:
     kind: str
     argv: Callable[[World, str], list[str]]
     model: Callable[[World], Path] | None = None  # the model it reads, when it reads one
+    data: Callable[[World], Path] | None = None  # the data it reads (default: the QA folder)
     fresh: Callable[[World], Path] | None = None  # a place it may write (default: a new one), for the control
     chdir: bool = False  # the command writes beside the folder it runs in (reproduce: configs/, runs/)
 
@@ -155,6 +156,7 @@ CASES: dict[str, Case] = {
         "folder",
         lambda w, d: ["--encoder", f"muse:{w.student}", "--pairs-dir", str(w.pairs), "--output", d],
         model=lambda w: w.student,
+        data=lambda w: w.pairs,
     ),
     "record": Case(
         "file",
@@ -171,6 +173,7 @@ CASES: dict[str, Case] = {
             "--output",
             d,
         ],
+        data=lambda w: w.results,
     ),
     "tables": Case("folder", lambda w, d: ["--root", d], fresh=lambda w: _checkout(w.root / "checkout")),
     "reproduce": Case("folder", _setups, chdir=True),
@@ -235,11 +238,13 @@ def _hostile(world: World, name: str, case: Case) -> dict[str, str]:
     elsewhere.mkdir()
     (elsewhere / "keep.txt").write_text("elsewhere\n")
     os.symlink(elsewhere, r / "link")
+    data = case.data(world) if case.data else world.data
     places = {
         "a user's folder": mine,
         "a user's file": r / "notes.md",
         "the model it reads": case.model(world) if case.model else world.teacher,
-        "the data it reads": world.data / "en.json" if case.kind == "file" else world.data,
+        "the data it reads": data / "en.json" if case.kind == "file" and data == world.data else data,
+        "inside the data it reads": data / ("res.json" if case.kind == "file" else "out"),
         "another command's output": report,
         "a FIFO": r / "fifo",
         "a link": r / "link",
@@ -317,3 +322,28 @@ def test_a_command_that_bypasses_the_door_fails_the_walk(world, capsys, monkeypa
     problems = walk("double", WritesPastTheDoor, case, world, capsys, monkeypatch)
     assert any("a user's folder: exit 0" in p for p in problems)
     assert any("another command's output" in p and "report/report.md" in p for p in problems)
+
+
+def test_every_field_that_names_a_folder_of_data_is_known_to_the_door():
+    """A config or request field named `*_dir` or `more_*` is data a command reads: an output inside it is refused
+    only if relkt.io.DATA_FIELDS names it, so a field added next month must be added there (this test says so)."""
+    import dataclasses
+    import typing
+
+    from relkt.config import StudentConfig, TeacherConfig
+    from relkt.io import DATA_FIELDS
+    from relkt.jobs import requests
+
+    seen, stack, names = set(), [TeacherConfig, StudentConfig], set()
+    stack += [obj for obj in vars(requests).values() if dataclasses.is_dataclass(obj) and isinstance(obj, type)]
+    while stack:
+        cls = stack.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        for name, hint in typing.get_type_hints(cls).items():
+            if name in {f.name for f in dataclasses.fields(cls)}:
+                names.add(name)
+                stack += [t for t in (hint, *typing.get_args(hint)) if dataclasses.is_dataclass(t)]
+    looks_like_data = {n for n in names if (n.endswith("_dir") and n != "output_dir") or n.startswith("more_")}
+    assert len(seen) > 10 and looks_like_data and looks_like_data <= DATA_FIELDS, looks_like_data - DATA_FIELDS

@@ -20,7 +20,7 @@ from relkt.cli.pool_flags import add_pool_arguments, pool_fields
 from relkt.cli.types import non_negative_int, positive_int, writable_file, xx_en_units
 from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS
-from relkt.io import claim_file
+from relkt.io import claim_file, data_paths
 from relkt.jobs.pool import pool_settings
 from relkt.jobs.requests import PoolRequest
 from relkt.jobs.scoring import (
@@ -197,16 +197,17 @@ def run(args) -> int:
     if args.split == "test":
         sources += [replace(settings, test_dir=path, test_format="auto", more_test=[]) for path in settings.more_test]
     outputs = [args.output] + [more_output(args.output, each.test_dir) if args.output else None for each in sources[1:]]
+    reads = data_paths(settings)
     for i, output in enumerate(outputs):
         if output:  # every output checked before the first encoding: a new file, or results relkt wrote
             if i:
                 writable_file(output)
-            claim_file(output, is_result_file, "results JSON")
-            claim_file(per_question_path(output), is_per_question_file, "per-question file")
+            claim_file(output, is_result_file, "results JSON", reads=reads)
+            claim_file(per_question_path(output), is_per_question_file, "per-question file", reads=reads)
     if args.rank_adjust != "none":
         for output in filter(None, outputs):
-            claim_file(adjusted_path(output), is_result_file, "results JSON")
-            claim_file(per_question_path(adjusted_path(output)), is_per_question_file, "per-question file")
+            claim_file(adjusted_path(output), is_result_file, "results JSON", reads=reads)
+            claim_file(per_question_path(adjusted_path(output)), is_per_question_file, "per-question file", reads=reads)
     encoder = args.encoder or best_export(args.config)
     results = score_sources(
         encoder,

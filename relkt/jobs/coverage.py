@@ -34,7 +34,7 @@ from relkt.data.pair_items import PairItems, read_pair_items
 from relkt.data.qa_source import QaSource
 from relkt.data.selection import load_split
 from relkt.errors import ConfigError
-from relkt.io import claim_dir
+from relkt.io import claim_dir, data_paths
 from relkt.jobs.audit import encoder_specs
 from relkt.jobs.pair_coverage import held_out_how
 from relkt.jobs.pool import pool_settings
@@ -87,7 +87,8 @@ def run(request: CoverageRequest, items: PairItems | None = None) -> CoverageRes
         if request.qa_test_dir:
             inputs.qa_test = scored_source(QaSource.open(request.qa_test_dir), QA_UNITS)
     setup = {**dataclasses.asdict(request), "specs": specs, "held_out": held_out, **_items_setup(inputs.items)}
-    out = claim_dir(request.output, "coverage")  # every input read and checked; nothing written yet
+    # every input read and checked; nothing written yet
+    out = claim_dir(request.output, "coverage", reads=data_paths(request))
     from relkt.encoders import build_encoder  # deferred: heavy (TensorFlow); bad input failed before it loads
 
     scores = {}

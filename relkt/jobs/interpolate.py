@@ -30,7 +30,16 @@ import numpy as np
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, english_units
 from relkt.data.selection import sample_questions, scored_source
 from relkt.errors import ConfigError, EncoderError, RelktError, WriteError
-from relkt.io import RUN_MARKER, atomic_write_json, claim_file, json_keys, live_run_holding, refuse_links
+from relkt.io import (
+    RUN_MARKER,
+    atomic_write_json,
+    claim_file,
+    data_paths,
+    json_keys,
+    live_run_holding,
+    refuse_links,
+    refuse_writing_into,
+)
 from relkt.jobs.pool import load_pool, pool_settings
 from relkt.jobs.requests import InterpolateRequest
 from relkt.jobs.results import InterpolateResult
@@ -146,6 +155,7 @@ def interpolate(args: InterpolateRequest) -> InterpolateResult:
     """Every alpha's dev metrics, the best mix exported to `output` and its scores beside it."""
     check_request(args)
     claim_export_dir(args.output, "interpolation", reads=(args.teacher, args.student))
+    refuse_writing_into(args.output, data_paths(args))
     claim_file(Path(args.output).parent / f"{Path(args.output).name}.interpolation.json", _is_interpolation, "record")
     alphas = list(args.alphas)
     from relkt.encoders.encoder_kind import encoder_kinds, kind_of  # deferred: the kind table loads TensorFlow

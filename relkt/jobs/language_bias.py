@@ -24,6 +24,7 @@ from relkt.data.alignment_pairs import AlignmentPairs
 from relkt.data.parallel_corpus import pair_languages
 from relkt.data.text import normal_text
 from relkt.errors import ConfigError
+from relkt.io import refuse_writing_into
 from relkt.jobs.interpolate import claim_export_dir
 from relkt.metrics.evaluator import TextEncoder
 
@@ -108,6 +109,7 @@ def export_without_language_subspace(
     from relkt.jobs.scoring_encoder import scoring_encoder  # deferred: the scorer loads TensorFlow
 
     claim_export_dir(output, "language_subspace_removed", reads=(spec, str(pairs_dir)))
+    refuse_writing_into(output, [pairs_dir])
     if rank < 1:
         raise ConfigError(f"rank: the directions projected out of the export, a whole number >= 1, got {rank}")
     # built as the scorer builds it: a kind scored whole (muse) is exported reading whole texts, so an article reads

@@ -36,6 +36,7 @@ from relkt.io import (
     atomic_files,
     atomic_write_text,
     claim_file,
+    data_paths,
     json_keys,
     json_text,
     live_run_holding,
@@ -163,8 +164,8 @@ def score(
     check_rank_adjust(rank_adjust)
     if output is not None:  # refused before the encoding, not after it
         for path in [Path(output)] + ([adjusted_path(output)] if rank_adjust != "none" else []):
-            claim_file(path, is_result_file, "results JSON")
-            claim_file(per_question_path(path), is_per_question_file, "per-question file")
+            claim_file(path, is_result_file, "results JSON", reads=data_paths(settings))
+            claim_file(per_question_path(path), is_per_question_file, "per-question file", reads=data_paths(settings))
     pool = load_split(settings, split, langs=list(langs) if langs else None)
     source, within = scored_source(settings, split)
     log.info("pool: %s", pool_line(pool, source, split, within, langs))

@@ -37,7 +37,7 @@ from relkt.data.selection import train_source
 from relkt.data.student_inputs import StudentInputs
 from relkt.data.unseen import check_unseen
 from relkt.errors import ConfigError
-from relkt.io import atomic_files, claim_dir, json_text, refuse_links
+from relkt.io import atomic_files, claim_dir, data_paths, json_text, refuse_links
 from relkt.jobs.coverage import run as coverage_run
 from relkt.jobs.requests import CoverageRequest, TeachRequest
 from relkt.jobs.results import RunResult, TeachResult
@@ -199,7 +199,8 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
     config = student_config(request, choose_other_domain(request, pair_files))
     before = coverage_request(request, config)  # the report's request, its student named once trained
     items = check_inputs(request, config, pair_files, before)
-    out = claim_dir(request.output, "teach")  # OUT and the two folders in it, before an hour of training
+    # OUT and the two folders in it, before an hour of training
+    out = claim_dir(request.output, "teach", reads=data_paths(request))
     refuse_links(out / "student", below=out)
     claim_dir(out / "coverage", "coverage", below=out)
     rest = config.student.language_rows.rest_lr_multiplier

@@ -22,11 +22,13 @@ from relkt.errors import ConfigError, WriteError
 from relkt.io import (
     RUN_MARKER,
     atomic_write_json,
+    data_paths,
     file_fingerprint,
     os_reason,
     read_json,
     read_yaml,
     refuse_links,
+    refuse_writing_into,
     write_errors,
 )
 from relkt.names import ALL
@@ -299,6 +301,8 @@ def run_trainer(trainer_cls, config, **given) -> dict:
     writer = writes_run_folder(config)
     record_data_dir(config)
     existed = Path(config.output_dir).exists()
+    if writer:
+        refuse_writing_into(config.output_dir, data_paths(config))
     fresh = claim_run_folder(Path(config.output_dir)) if writer else False
     if writer:
         unshare_in_place_files(Path(config.output_dir))
