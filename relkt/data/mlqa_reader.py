@@ -78,6 +78,7 @@ def _merge_contexts(
     numbers: dict[str, dict[str, int]] = {}  # article -> context -> its paragraph number
     articles: dict[str, int] = {}
     start_of: dict[tuple[str, str], int] = {}  # (article, context) -> merged index of its first sentence
+    versions: dict[str, list[tuple[set[str], Path]]] = {}  # article -> each context's sentences and its file
     moved: dict[tuple[str, str], dict[int, int]] = {}
     for pair in sorted(datas):
         data = datas[pair]
@@ -89,6 +90,7 @@ def _merge_contexts(
         for (title, _), rows in paragraphs.items():
             article, context = title_of[lang, title], data.candidates[rows[0]].context
             if (article, context) not in start_of:
+                _refuse_a_second_version(article, {data.candidates[i].sentence for i in rows}, data.path, versions)
                 p = numbers.setdefault(article, {}).setdefault(context, len(numbers[article]))
                 a = articles.setdefault(article, len(articles))
                 start_of[article, context] = len(merged.candidates)
@@ -102,6 +104,23 @@ def _merge_contexts(
             merged.answer_sentence.setdefault(qas_id, index[old])
         merged.unmatched_answers.extend(x for x in data.unmatched_answers if x not in merged.unmatched_answers)
     return merged, moved
+
+
+def _refuse_a_second_version(
+    article: str, sentences: set[str], path: Path, versions: dict[str, list[tuple[set[str], Path]]]
+) -> None:
+    """A context of `article` that repeats most of an earlier one's sentences is a revised copy of the same paragraph
+    (two files of one language disagree on its text): refused, never put in the pool twice. MLQA's own paragraphs
+    share a heading-like sentence at most."""
+    for seen, where in versions.setdefault(article, []):
+        shared = len(seen & sentences)
+        if shared >= 2 and 2 * shared > min(len(seen), len(sentences)):
+            raise DataError(
+                f"{path}: a paragraph of the article {article!r} is another version of one in {where.name} "
+                f"({shared} of its sentences are the same, the rest differ); the files of one language must agree "
+                "on each context's text"
+            )
+    versions[article].append((sentences, path))
 
 
 def _merged_paragraphs(data: LanguageData, merged: LanguageData | None, index: dict[int, int] | None) -> dict[str, int]:

@@ -156,6 +156,18 @@ def test_mlqa_questions_in_one_language_find_answers_in_another(tmp_path):
     assert QaSource.open(tmp_path).read(["de"])[0].questions[0].lang == "de"
 
 
+def test_a_revised_mlqa_context_is_refused_not_pooled_twice(tmp_path):
+    questions = {"en": {"a1": "How long is the river?"}, "de": {"a1": "Wie lang ist der Fluss?"}}
+    for q in ("en", "de"):
+        mlqa_file(tmp_path, "de", q, questions[q], "Fluss")
+    revised = tmp_path / "dev-context-de-question-en.json"
+    doc = json.loads(revised.read_text(encoding="utf-8"))
+    doc["data"][0]["paragraphs"][0]["context"] += " Er ist breit."  # one file's copy of the paragraph, revised
+    revised.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(DataError, match=r"another version of one in dev-context-de-question-de\.json \(2 of its"):
+        LareqaPool.from_source(QaSource.open(tmp_path))
+
+
 def test_mlqa_folder_with_both_splits_is_refused(tmp_path):
     mlqa_file(tmp_path, "en", "en", {"a1": "How long?"}, "River")
     (tmp_path / "test-context-en-question-en.json").write_text(
