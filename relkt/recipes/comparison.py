@@ -24,11 +24,12 @@ UNITS = ("pool", "article", "paragraph", "sentence", "scored_article", "scored_p
 
 
 def name_of(path: Path) -> str:
-    """runs/x/student/test.json -> student; runs/x/student/test_last.json -> student:last; a record -> SETUP:MODEL;
-    other files: their stem."""
+    """runs/x/student/test.json -> student; runs/x/student/test_last.json -> student:last; a record ->
+    SETUP:MODEL:POOL (its pool names language-aware ranking: `xquad-r-adjusted`, so raw and adjusted never share a
+    name); other files: their stem."""
     if is_record_file(path):
         record = load_record(path)
-        return f"{record['setup']}:{record['model']}"
+        return f"{record['setup']}:{record['model']}:{record['pool']}"
     if path.name == "test.json":
         return path.parent.name
     return f"{path.parent.name}:{path.stem[5:]}" if path.stem.startswith("test_") else path.stem

@@ -125,7 +125,7 @@ def test_two_records_compare_with_their_ci_after_the_runs_are_gone(three_langs, 
         per_question_path(path).unlink()
     assert compare([str(a), str(b)]) == 0
     text = capsys.readouterr().out
-    assert "toy:student vs toy:teacher" in text and "95% CI" in text
+    assert "toy:student:xquad-r vs toy:teacher:xquad-r" in text and "95% CI" in text
     assert not (a.parent / "comparison.md").exists()  # records are compared in print, never written beside
     assert "toy:teacher" in api.compare([a, b])
 
