@@ -6,6 +6,7 @@ refused); whether the caller trusts the model folders it loads (`trusting_models
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import hashlib
 import json
 import math
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from relkt.errors import DataError, NonFiniteError, RelktError, WriteError
+from relkt.errors import ConfigError, DataError, NonFiniteError, RelktError, WriteError
 
 
 def _file_mode() -> int:
@@ -256,8 +257,6 @@ DATA_FIELDS = frozenset(
 
 def data_paths(*objs: object) -> list[Path]:
     """Every data path the dataclasses `objs` (and the dataclasses inside them) name in a DATA_FIELDS field."""
-    import dataclasses
-
     out, stack = [], list(objs)
     while stack:
         obj = stack.pop()
@@ -298,6 +297,32 @@ def refuse_links(path: str | Path, below: str | Path | None = None) -> None:
             raise WriteError(
                 f"{p}: a symbolic link (to {os.readlink(p)}); relkt never writes through one, name a real folder"
             )
+
+
+def check_run_folder(out: Path) -> list[Path]:
+    """What `relkt.training.run_folder.claim_run_folder` refuses, checked without writing (a recipe checks every run
+    folder of its plan before its first step): a link, a file, a folder relkt did not make or one holding links.
+    Returns the folder's entries."""
+    refuse_links(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"output_dir {out} is a file, not a folder")
+    entries = sorted(out.iterdir()) if out.is_dir() else []
+    links = [p.name for p in entries if p.is_symlink()]
+    if links:
+        raise ConfigError(
+            f"output_dir {out}: holds symbolic links ({', '.join(links[:5])}); relkt writes its own files there and "
+            "follows no link: remove them, or choose another output_dir"
+        )
+    older_run = (out / "config.yaml").is_file() and any(
+        (out / name).exists() for name in ("checkpoint", "train.log", "summary.json", "fingerprints.json")
+    )
+    if entries and not (out / RUN_MARKER).is_file() and not older_run:
+        shown = ", ".join(p.name for p in entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
+        raise ConfigError(
+            f"output_dir {out}: not a relkt run folder (it holds {shown}, and no {RUN_MARKER}); relkt writes only "
+            "into a new or empty folder, or one of its own runs: choose another output_dir"
+        )
+    return entries
 
 
 def live_run_holding(path: str | Path) -> Path | None:

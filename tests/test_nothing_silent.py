@@ -282,7 +282,7 @@ def test_the_last_lines_print_absolute_paths_whatever_folder_ran_them(synthetic_
 def test_a_fold_score_of_a_base_model_is_kept_only_for_the_same_base(synthetic_data, tmp_path, capsys):
     """A base model has no relkt.json to know it by: a zero-shot score written for one base (here one marked as
     muse's) is redone when the fold's zero-shot is now another, never reported as the new one's."""
-    from relkt.recipes.crossval import score_run
+    from relkt.recipes.fold_scores import score_run
 
     cfg = tiny_config(tmp_path, synthetic_data)
     out = tmp_path / "zero_shot.json"

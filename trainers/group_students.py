@@ -18,8 +18,8 @@ from pathlib import Path
 
 from relkt.cli.common import Parser, run_cli
 from relkt.errors import ConfigError
-from relkt.recipes.crossval import paper_table
 from relkt.recipes.groups import GroupStudents
+from relkt.recipes.pooled_tables import paper_table
 from relkt.recipes.setups import get_setup
 
 ROOT = Path(__file__).resolve().parents[1]

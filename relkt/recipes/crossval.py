@@ -13,15 +13,15 @@ the other folds (dev carved from them) in OUTPUT/fold{k}/teacher and OUTPUT/fold
 per language group), ordinary resumable run folders; the zero-shot base, the teacher and the student are scored on
 fold k (OUTPUT/fold{k}/{zero_shot,teacher,student}.json; the student's `last/` export too, student_last.json).
 Once every fold is scored, the per-question scores are pooled into OUTPUT/{zero_shot,teacher,student,student_last}.json
-(+ .per_question.npz) and compared (OUTPUT/comparison.md,
-comparison_vs_zero_shot.md, paper_table.md). Interrupted, the same call resumes: finished runs and scores are kept, an
-unfinished run resumes at its last checkpoint, and a fold whose `best/` changed is scored again. An ablation of the
-student reuses another cross-validation's teachers (`teachers_from`: hard links, checked as on resume).
+(+ .per_question.npz) and compared (OUTPUT/comparison.md, comparison_vs_zero_shot.md, paper_table.md:
+relkt.recipes.pooled_tables; each score: relkt.recipes.fold_scores). Interrupted, the same call resumes: finished runs
+and scores are kept, an unfinished run resumes at its last checkpoint, and a fold whose `best/` changed is scored
+again. An ablation of the student reuses another cross-validation's teachers (`teachers_from`: hard links, checked as
+on resume).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import shutil
 import time
@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 
-from relkt.analysis import mcnemar
 from relkt.config import StudentConfig, TeacherConfig, load_config, run_config
 from relkt.config.student_groups import StudentGroup, group_of_language
 from relkt.data.parallel_corpus import pair_languages
@@ -39,24 +38,18 @@ from relkt.data.selection import scored_source, train_source
 from relkt.errors import ConfigError
 from relkt.io import (
     atomic_files,
-    atomic_write_json,
-    atomic_write_npz,
     atomic_write_text,
     link_tree,
     read_bytes,
     read_json,
-    read_yaml,
 )
-from relkt.jobs.pool import run_pool
-from relkt.jobs.scoring import per_question_path, read_per_question, score, write_evaluation, write_result_pair
-from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
+from relkt.jobs.scoring import per_question_path, write_result_pair
 from relkt.recipes.comparison import comparison, write_comparison
+from relkt.recipes.fold_scores import export_identity, rebuild_spec, score_run
+from relkt.recipes.pooled_tables import MODELS, combine_groups, paper_table, pool_results, read_scores, wall_seconds
 from relkt.recipes.setups import Setup
 
 log = logging.getLogger("relkt.crossval")
-
-MODELS = ("zero_shot", "teacher", "student")
-PAPER_FILE = Path(__file__).resolve().parent / "cl_relkt_paper.yaml"  # CL-ReLKT's Table 2 (XQuAD P@1)
 
 
 @dataclass
@@ -307,50 +300,6 @@ class CrossValidation:
         write_result_pair(results, read_scores(best_score), output)
 
 
-def score_run(
-    spec: str,
-    run_config_path: Path,
-    output: Path,
-    langs: Sequence[str] | None = None,
-    max_length: int | None = None,
-) -> None:
-    """`spec` on a run's test split (its own split, from its config.yaml). A score already written is kept while
-    the model it scored is the one there now (a run trained on to more epochs may have a new `best/`, a fold's
-    zero-shot may now be another base; its score is then redone, never reported stale)."""
-    from relkt.encoders.encoder_kind import kind_of  # deferred: TensorFlow
-
-    identity = export_identity(spec)
-    if output.exists():
-        scored = read_json(output, "results JSON").get("setup", {})
-        # An export is known by its relkt.json (a copy linked in from another fold folder is the same model); a base
-        # model (`muse`, `minilm`: no relkt.json) by its spec.
-        if scored.get("export") == identity and (identity is not None or scored.get("encoder") == spec):
-            print(f"kept {output}")
-            return
-        print(f"rescoring {output}: {spec} is not the model it scored")
-    data = run_pool(run_config_path)
-    takes = kind_of(spec).takes_max_length  # a hub export keeps its length
-    result = score(spec, data, "test", langs, max_length=max_length if takes else None, progress=False)
-    result.results["setup"]["config"] = str(run_config_path)
-    result.results["setup"]["export"] = identity
-    write_evaluation(result, output)
-
-
-def rebuild_spec(base_spec: str, export: Path) -> str:
-    """A trained export as the spec its base's kind reads it by (muse:DIR, bert:DIR: their length still chooseable)."""
-    from relkt.encoders.encoder_kind import kind_of  # deferred: TensorFlow
-
-    return kind_of(base_spec).rebuild_spec(str(export))
-
-
-def export_identity(spec: str) -> str | None:
-    """sha256 of the `relkt.json` of the export `spec` names (every export writes a new one: its time and training
-    step); None for a base model (`muse`, `minilm`)."""
-    path = spec.partition(":")[2]
-    metadata = Path(path) / "relkt.json" if path else None
-    return hashlib.sha256(read_bytes(metadata, "relkt.json")).hexdigest() if metadata and metadata.exists() else None
-
-
 def check_groups(groups, student: StudentConfig, scored_data, eval_langs, group_config, where: str) -> None:
     """Every student group at once, before the first trains: each scored language is in a group, each group's
     languages are in the data (the training source, a pair folder), each group's config (`group_config(group)`)
@@ -376,123 +325,3 @@ def check_groups(groups, student: StudentConfig, scored_data, eval_langs, group_
             at = f"student_groups.{group.name}"
             said = str(e).removeprefix(f"{at}: ")  # the group's own message names it already: say it once
             raise ConfigError(f"{where}: {at}: {said}") from None
-
-
-def wall_seconds(out: Path) -> str:
-    """fold, stage, seconds of each fold done so far: a trained run's `wall_seconds` (summed over the sessions it
-    was resumed in; blank for a run finished before relkt recorded it) and each score's encoding and ranking."""
-    rows = ["fold\tstage\tseconds"]
-    folds = [p for p in out.glob("fold*") if p.is_dir() and p.name[4:].isdigit()]
-    for fold in sorted(folds, key=lambda p: int(p.name[4:])):
-        for summary in sorted(fold.glob("*/summary.json")):
-            seconds = read_json(summary, "run summary").get("wall_seconds", "")
-            rows.append(f"{fold.name[4:]}\t{summary.parent.name}\t{seconds}")
-        for scored in sorted(fold.glob("*.json")):
-            setup = read_json(scored, "results JSON").get("setup", {})
-            if "encode_seconds" in setup:
-                seconds = round(setup["encode_seconds"] + setup["score_seconds"], 1)
-                rows.append(f"{fold.name[4:]}\tscore {scored.stem}\t{seconds}")
-    return "\n".join(rows) + "\n"
-
-
-def read_scores(path: Path) -> dict[str, np.ndarray]:
-    """A scored fold's per-question scores (relkt.metrics.per_question_scores)."""
-    return read_per_question(path)
-
-
-def combine_groups(groups: Sequence[StudentGroup], scored: dict[str, Path], output: Path) -> dict:
-    """One result for the group students: each language's questions as its own group's student scored them (every
-    group's student scored the whole pool; a scored language in no group is an error)."""
-    parts = {name: read_scores(path) for name, path in scored.items()}
-    langs = sorted(set().union(*(set(p["lang"].tolist()) for p in parts.values())))
-    owner = group_of_language(groups, langs, f"{output}: student_groups")
-    combined = scores_by_language(parts, owner, str(output))
-    results = summarise_scores(combined)
-    results["setup"] = {
-        "student_groups": {g.name: {"langs": list(g.langs), "settings": g.settings} for g in groups},
-        "combined_from": {name: str(path) for name, path in scored.items()},
-        "export": {
-            name: read_json(path, "results JSON").get("setup", {}).get("export") for name, path in scored.items()
-        },
-        "split_cut": read_json(next(iter(scored.values())), "results JSON").get("setup", {}).get("split_cut"),
-    }
-    atomic_write_npz(per_question_path(output), **combined)
-    atomic_write_json(output, results)
-    return results
-
-
-def pool_results(paths: Sequence[Path], output: Path) -> dict:
-    """Concatenate the folds' per-question scores and summarise them in relkt evaluate's JSON layout (the means a
-    per-question file holds: LAReQA mAP, XX->EN P@1 per unit; each fold's LAReQA pool is its own test split)."""
-    pooled = concatenate_scores([read_scores(path) for path in paths], str(output))
-    results = summarise_scores(pooled)
-    results["setup"] = {"pooled_from": [str(p) for p in paths], "split_cut": pooled_split(paths)}
-    atomic_write_npz(per_question_path(output), **pooled)
-    atomic_write_json(output, results)
-    return results
-
-
-def pooled_split(paths: Sequence[Path]) -> dict | None:
-    """The folds' split as one: their unit, and the overlap over every fold's test questions (each fold's share
-    weighted by its questions); None when a fold's score has no measure."""
-    cuts = [read_json(p, "results JSON").get("setup", {}).get("split_cut") for p in paths]
-    if not all(c and c.get("overlap") and c.get("test_questions") for c in cuts):
-        return None
-    n = sum(c["test_questions"] for c in cuts)
-    return {
-        "unit": cuts[0]["unit"],
-        "test_questions": n,
-        "overlap": {k: sum(c["overlap"][k] * c["test_questions"] for c in cuts) / n for k in ("context", "article")},
-    }
-
-
-def paper_table(out: Path, paper_file: Path = PAPER_FILE, unit: str = "article") -> Path:
-    """Markdown: per language, CL-ReLKT's XQuAD P@1 (mUSE-small zero-shot / teacher / student) beside the pooled
-    XX->EN P@1 at `unit` (article: every article of the data set; scored_article: the reference code's pool, the
-    scored questions' own articles) of OUTPUT/{zero_shot,teacher,student}.json, McNemar's p of teacher vs zero-shot
-    and of student vs teacher, and the pooled LAReQA mAP (each fold's pool: its test split, all languages).
-    Written to OUTPUT/paper_table.md (article) or OUTPUT/paper_table_UNIT.md; returns its path."""
-    paper = read_yaml(paper_file, "the paper's table")["xquad_p1"]
-    hit = f"xx_en_{unit}_hit1"
-    pq = {}
-    for m in MODELS:
-        with np.load(per_question_path(out / f"{m}.json")) as z:
-            order = np.lexsort((z["qas_id"].astype(str), z["lang"].astype(str)))
-            pq[m] = {k: z[k][order] for k in ("qas_id", "lang", "AP")}
-            pq[m]["hit"] = z[hit][order]
-    if any(not np.array_equal(pq[m]["qas_id"], pq["zero_shot"]["qas_id"]) for m in MODELS):
-        raise ConfigError(f"{out}: the pooled models do not hold the same questions")
-    langs = [x for x in paper["muse_small"] if x in set(pq["zero_shot"]["lang"].tolist())]
-    rows = []
-
-    def p1(m, sel):
-        return 100 * pq[m]["hit"][sel].mean()
-
-    def p_value(a, b, sel):
-        r = mcnemar(pq[a]["hit"][sel] > 0, pq[b]["hit"][sel] > 0)
-        direction = "up" if r["only_b"] > r["only_a"] else "down" if r["only_a"] > r["only_b"] else "level"
-        return f"{r['p_value']:.3f}{'*' if r['p_value'] < 0.05 else ''} ({direction})"
-
-    for lang in langs + ["all"]:
-        sel = pq["zero_shot"]["lang"] != "en" if lang == "all" else pq["zero_shot"]["lang"] == lang
-        sel &= np.isin(pq["zero_shot"]["lang"], langs)
-        paper_cells = " / ".join(
-            f"{paper[k][lang]:.1f}" if lang != "all" else f"{np.mean([paper[k][x] for x in langs]):.1f}"
-            for k in ("muse_small", "muse_teacher", "muse_student")
-        )
-        ours = " / ".join(f"{p1(m, sel):.1f}" for m in MODELS)
-        maps = " / ".join(f"{100 * np.nanmean(pq[m]['AP'][sel]):.2f}" for m in MODELS)
-        rows.append(
-            f"| {lang if lang != 'all' else 'mean of ' + str(len(langs))} | {paper_cells} | {ours} | "
-            f"{p_value('zero_shot', 'teacher', sel)} | {p_value('teacher', 'student', sel)} | {maps} "
-            f"| {int(sel.sum())} |"
-        )
-    head = [
-        f"| lang | paper P@1: zero-shot / teacher / student | relkt P@1 ({unit}): zero-shot / teacher / student | "
-        "McNemar p, teacher vs zero-shot (* < 0.05) | McNemar p, student vs teacher | LAReQA mAP: zero-shot / teacher "
-        "/ student | questions |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    path = out / ("paper_table.md" if unit == "article" else f"paper_table_{unit}.md")
-    atomic_write_text(path, "\n".join(head + rows) + "\n")
-    return path

@@ -16,7 +16,9 @@ from pathlib import Path
 from relkt.config import StudentConfig, load_config, run_config
 from relkt.config.student_groups import StudentGroup
 from relkt.data.selection import train_source
-from relkt.recipes.crossval import check_groups, combine_groups, rebuild_spec, score_run
+from relkt.recipes.crossval import check_groups
+from relkt.recipes.fold_scores import rebuild_spec, score_run
+from relkt.recipes.pooled_tables import combine_groups
 
 
 @dataclass

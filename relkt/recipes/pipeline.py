@@ -19,9 +19,8 @@ from pathlib import Path
 
 from relkt.config import StudentConfig, TeacherConfig, load_config
 from relkt.errors import ConfigError, Interrupted, RelktError
-from relkt.io import read_json
+from relkt.io import check_run_folder, read_json
 from relkt.recipes.setups import Setup
-from relkt.training.run_folder import check_run_folder
 
 
 @dataclass

@@ -196,8 +196,8 @@ def paper_reference(setup: Setup, configs: Path, seed: int | None) -> list[Step]
     seed_sets = [f"seed={seed}"] if seed is not None else []
 
     def students() -> None:
-        from relkt.recipes.crossval import paper_table  # deferred: only when the step runs
         from relkt.recipes.groups import GroupStudents  # deferred: only when the step runs
+        from relkt.recipes.pooled_tables import paper_table  # deferred: only when the step runs
 
         sets = [f"teacher.spec=muse:{root}/teacher/best", *seed_sets]
         GroupStudents(str(configs / setup.student), setup.student_groups, root, sets, False, setup.name).run()

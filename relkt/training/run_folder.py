@@ -22,12 +22,12 @@ from relkt.errors import ConfigError, WriteError
 from relkt.io import (
     RUN_MARKER,
     atomic_write_json,
+    check_run_folder,
     data_paths,
     file_fingerprint,
     os_reason,
     read_json,
     read_yaml,
-    refuse_links,
     refuse_writing_into,
     write_errors,
 )
@@ -249,31 +249,6 @@ def claim_run_folder(out: Path) -> bool:
     if not (out / MARKER).exists():
         (out / MARKER).write_text("a relkt run folder\n", encoding="utf-8")
     return fresh
-
-
-def check_run_folder(out: Path) -> list[Path]:
-    """What `claim_run_folder` refuses, checked without writing (a recipe checks every run folder of its plan before
-    its first step): a link, a file, a folder relkt did not make or one holding links. Returns the folder's entries."""
-    refuse_links(out)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"output_dir {out} is a file, not a folder")
-    entries = sorted(out.iterdir()) if out.is_dir() else []
-    links = [p.name for p in entries if p.is_symlink()]
-    if links:
-        raise ConfigError(
-            f"output_dir {out}: holds symbolic links ({', '.join(links[:5])}); relkt writes its own files there and "
-            "follows no link: remove them, or choose another output_dir"
-        )
-    older_run = (out / "config.yaml").is_file() and any(
-        (out / name).exists() for name in ("checkpoint", "train.log", "summary.json", FINGERPRINTS)
-    )
-    if entries and not (out / MARKER).is_file() and not older_run:
-        shown = ", ".join(p.name for p in entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
-        raise ConfigError(
-            f"output_dir {out}: not a relkt run folder (it holds {shown}, and no {MARKER}); relkt writes only into a "
-            "new or empty folder, or one of its own runs: choose another output_dir"
-        )
-    return entries
 
 
 def _empty_again(out: Path) -> None:
