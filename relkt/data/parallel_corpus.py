@@ -173,7 +173,7 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no such parallel corpus file (expected {lang}.tsv with columns {', '.join(HEADER)})")
-    corpus, seen, rows, width, names, at = ParallelCorpus(lang, path=str(path)), set(), 0, len(HEADER), HEADER, {}
+    corpus, seen, rows, width, names, at = ParallelCorpus(lang, path=str(path)), {}, 0, len(HEADER), HEADER, {}
     id_line: dict[str, tuple[int, str]] = {}
     duplicates = 0  # pairs equal to an earlier one in the normal form (relkt.data.text): an NFD copy is no new pair
     with open(path, "rb") as f:
@@ -221,9 +221,15 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
                     if text != xx:
                         raise DataError(f"{path}:{number}: id {x} repeats line {first}'s, for another question")
             if (en, xx) in seen:
+                first, first_split = seen[en, xx]
+                if corpus.splits is not None and first_split != split:
+                    raise DataError(
+                        f"{path}:{number}: repeats the pair of line {first} with another split ({split or 'none'!r} "
+                        f"vs {first_split or 'none'!r}); a question is trained on or scored, never both: keep one row"
+                    )
                 duplicates += 1
                 continue
-            seen.add((en, xx))
+            seen[en, xx] = (number, split if corpus.splits is not None else "")
             corpus.en.append(en)
             corpus.xx.append(xx)
             corpus.source.append(source)

@@ -83,6 +83,19 @@ def test_a_hashed_line_slice_would_have_cut_documents_and_this_one_does_not(tmp_
     assert not held_docs & {e.split(" line")[0] for e in train.en}
 
 
+def test_a_question_both_trained_and_scored_is_refused_not_dropped(tmp_path):
+    rows = [f"{i}\ttrain\tKysymys {i}?\tQuestion {i}?\n".encode() for i in range(20)]
+    rows.append(b"3\t\tKysymys 3?\tQuestion 3?\n")  # line 22: the evaluation row of a question line 5 trains on
+    (tmp_path / "fi.tsv").write_bytes(b"id\tsplit\txx\ten\n" + b"".join(rows))
+    with pytest.raises(
+        DataError, match=r"fi.tsv:22: repeats the pair of line 5 with another split \('none' vs 'train'\)"
+    ):
+        read_pairs(tmp_path, "fi")
+    rows[-1] = b"3\ttrain\tKysymys 3?\tQuestion 3?\n"  # the same row twice, same split: kept once, as before
+    (tmp_path / "fi.tsv").write_bytes(b"id\tsplit\txx\ten\n" + b"".join(rows))
+    assert len(read_pairs(tmp_path, "fi")) == 20
+
+
 def test_question_pairs_read_by_their_header_columns(tmp_path):
     """xor-questions/ files: `id, split, xx, en`; the columns are found by name, and a broken line is named."""
     rows = [f"{i}\ttrain\tKysymys {i}?\tQuestion {i}?\n".encode() for i in range(150)]
