@@ -240,10 +240,8 @@ def run(args) -> int:
             print(f"\nlanguage-aware ranking ({choice['mode']}: {rank_choice_line(choice)}):")
             print(evaluation_table(result.adjusted.results))
         if output:
-            write_evaluation(result, output)
-            print(f"wrote {shown(output)} and {shown(per_question_path(output))}")
-            if result.adjusted is not None:
-                print(f"wrote {shown(adjusted_path(output))} and its per-question file (language-aware ranking)")
+            # the card before the results file: a rerun goes by the results file, so a kill between the two leaves
+            # no results and the rerun writes both again, never results beside a card without them
             card_of = export_folder(args.encoder) if args.card and args.encoder else None
             if args.config and not args.encoder:
                 card_of = Path(args.config).parent / "best"
@@ -254,6 +252,10 @@ def run(args) -> int:
                 command = shlex.join(["relkt", "evaluate", *named, "--split", "test", "--output", output])
                 card = card_with_test(card_of, result, command)
                 print(f"wrote {shown(card)} (the model card, with these test scores)")
+            write_evaluation(result, output)
+            print(f"wrote {shown(output)} and {shown(per_question_path(output))}")
+            if result.adjusted is not None:
+                print(f"wrote {shown(adjusted_path(output))} and its per-question file (language-aware ranking)")
     return 0
 
 

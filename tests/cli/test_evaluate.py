@@ -434,3 +434,25 @@ def test_evaluate_says_which_split_it_scored_and_how_many_questions_of_how_many(
     assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--split", "all"]) == 0
     line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("pool: "))
     assert line.startswith("pool: 12 questions") and f"every question of {tiny_data}" in line
+
+
+def test_a_kill_between_the_card_and_the_results_leaves_no_results_so_the_rerun_writes_both(
+    synthetic_data, tmp_path, monkeypatch
+):
+    from relkt.encoders.export import export_encoder
+    from relkt.encoders.ngram_encoder import NgramEncoder
+    from relkt.recipes.pipeline import Step
+
+    best = export_encoder(NgramEncoder(dim=8, num_buckets=64), tmp_path / "run" / "best")
+    out = tmp_path / "run" / "test.json"
+    argv = ["--encoder", f"hub:{best}", "--data-dir", str(synthetic_data), "--split", "test", "--output", str(out)]
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate, "write_evaluation", killed)
+    assert evaluate.main([*argv, "--no-progress", "--card"]) == 130
+    assert "lareqa/mAP" in (best / "README.md").read_text(encoding="utf-8") and not out.exists()
+    assert Step("student test", [], str(out), str(best)).stale()  # the pipeline runs the step again
+    monkeypatch.undo()
+    assert evaluate.main([*argv, "--no-progress", "--card"]) == 0 and out.exists()
