@@ -52,7 +52,21 @@ def write_coverage(
     with atomic_files(paths) as handles:
         for f, data in zip(handles, files.values()):
             f.write(data)
+    _remove_an_earlier_reports_files(out, set(files))
     return json.loads(json_text(report)), markdown, table
+
+
+def _remove_an_earlier_reports_files(out: Path, kept: set[str]) -> None:
+    """The files of a report written before into this (claimed) folder that the new one does not have (a languages'
+    report's per_item.npz and figures under a tokenizer audit): removed once the new set is in place, so a folder
+    holds one report. Only names a coverage report writes, in its folder and `bias/`."""
+    for folder in (out, out / "bias"):
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for path in [*folder.glob("*.png"), folder / "per_item.npz", folder / "report.json", folder / "report.md"]:
+            name = path.relative_to(out).as_posix()
+            if name not in kept and path.is_file() and not path.is_symlink():
+                path.unlink()
 
 
 def _tokenizer_report(scores: dict, setup: dict, pool) -> tuple[dict, str, str]:

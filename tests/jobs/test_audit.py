@@ -53,3 +53,19 @@ def test_audit_rejects_an_unnamed_encoder(tiny_data, tmp_path, capsys):
     argv = ["--encoder", "ngram", "--data-dir", str(tiny_data), "--tokenizers-only", "--output", str(tmp_path / "r")]
     assert coverage.main(argv) == 2
     assert "expected NAME=SPEC" in capsys.readouterr().err
+
+
+def test_a_tokenizer_audit_into_an_earlier_reports_folder_leaves_one_report(tiny_data, tmp_path, capsys):
+    out = tmp_path / "r"
+    common = ["--encoder", "a=ngram", "--data-dir", str(tiny_data), "--split", "all", "--output", str(out)]
+    assert coverage.main(common) == 0  # LAReQA's bias analyses, with their figures
+    earlier = sorted(p.name for p in out.iterdir() if p.suffix in (".png", ".npz"))
+    assert earlier, "the bias report draws figures"
+    (out / "notes.txt").write_text("mine")  # a file no report writes: left alone
+    assert coverage.main([*common, "--tokenizers-only"]) == 0
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "notes.txt",
+        "report.json",
+        "report.md",
+    ]
+    assert "audits" in json.loads((out / "report.json").read_text())
