@@ -19,6 +19,9 @@ GROWS_ON_RESUME = {"grows_on_resume": True}
 SEED_RANGE = (0, 2**32 - 1)  # numpy's and Keras's seeds
 
 
+BATCH_MAX = 2**31 - 1  # what TensorFlow's batch ops take (int32 sizes)
+
+
 def within(lo: float | None = None, hi: float | None = None, above: float | None = None, **more) -> dict:
     """Field metadata: the value's bounds ([lo, hi], or > above), checked by relkt.config.config_io whenever a config
     loads, `--print-config` included: one place a setting's range is declared."""
@@ -65,7 +68,7 @@ class PoolSection:
     # what trains) and scored whole by `relkt evaluate --config RUN --split test`, one result each.
     more_test: list[str] = field(default_factory=list)
     split_fractions: list[float] = field(default_factory=lambda: [0.7, 0.1, 0.2])  # train, dev, test units
-    split_seed: int = 0  # seed of the split
+    split_seed: int = field(default=0, metadata=within(0, 2**32 - 1))  # seed of the split
     # What the split keeps together: article (no paragraph of a test article is trained on), context (a test question's
     # paragraph is unseen, its article's other paragraphs may train), question (CL-ReLKT's reference code: a
     # question-level cut, a test question's own paragraph is a training positive). A qas_id is on one side in every
@@ -162,7 +165,7 @@ class EvalSection:
     question_langs: Names = ALL
     primary_metric: str = "xx_en/en/P@1"  # any key relkt evaluate reports, e.g. lareqa/mAP, xx_en/P@1
     max_questions: int = 0  # 0 = all dev questions
-    batch_size: int = 128  # texts per encoding batch in dev evaluation
+    batch_size: int = field(default=128, metadata=within(1, BATCH_MAX))  # texts per encoding batch in dev evaluation
     at_start: bool = False  # also evaluate before the first step: the starting point, best export until beaten
     # Count every_steps within each epoch, evaluating after its first step and every every_steps after that (CL-ReLKT's
     # scripts: `i % eval_step == 0` on the epoch's batch index): the first evaluation is of a model one step in.

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from relkt.config.sections import (
+    BATCH_MAX,
     GROWS_ON_RESUME,
     NON_EMPTY,
     SEED_RANGE,
@@ -158,7 +159,7 @@ class DistillSection:
     contrast: float = 0.0  # not in the paper: + contrast * in-batch InfoNCE on each term (DistillationLoss)
     temperature: float = 0.05  # of that InfoNCE
     negatives: Literal["batch", "bank"] = "batch"  # its candidates: the batch's targets, or every training target
-    batch_size: int = 16  # parallel examples per step (global, across replicas)
+    batch_size: int = field(default=16, metadata=within(1, BATCH_MAX))  # parallel examples per step (global)
     epochs: int = field(default=10, metadata=GROWS_ON_RESUME)  # passes over the parallel examples
     # Batches of like length: each run of sort_window batches' examples (in the epoch's random order) sorted by their
     # tokens, cut into batches, and those batches shuffled; a batch then pads to near its own length (random batches

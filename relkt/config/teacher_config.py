@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from relkt.config.sections import (
+    BATCH_MAX,
     GROWS_ON_RESUME,
     NON_EMPTY,
     SEED_RANGE,
@@ -37,7 +38,7 @@ class MiningSection:
     semi_hard: int = field(default=1, metadata=within(0))  # per anchor: d(a, p) < d(a, n) < d(a, p) + margin
     pick: Literal["random", "hardest"] = "random"  # among the qualifying candidates
     remine_every: int = field(default=0, metadata=within(0))  # steps; 0 = once at the start of each online epoch
-    encode_batch_size: int = field(default=128, metadata=within(above=0))  # texts per encoding batch when mining
+    encode_batch_size: int = field(default=128, metadata=within(1, BATCH_MAX))  # texts per encoding batch when mining
 
     def validate(self) -> None:
         if self.bm25_epochs < 0 or self.online_epochs < 0 or self.bm25_epochs + self.online_epochs == 0:
@@ -58,7 +59,7 @@ class TripletSection:
 
     margin: float = field(default=0.24, metadata=within(above=0))  # the paper's XQuAD margin (0.13 MLQA, 0.27 XORQA)
     distance: Literal["cosine", "squared_l2"] = "cosine"  # of the triplet loss and the mining
-    batch_size: int = 16  # triplets per step (global, across replicas)
+    batch_size: int = field(default=16, metadata=within(1, BATCH_MAX))  # triplets per step (global, across replicas)
     # Anchors per question: 0 = one per gold answer in every answer language. N > 0 keeps the answer in
     # the question's own language plus N-1 drawn (seeded) from the other languages: cross-lingual positives
     # at a fraction of the steps when answer_langs lists many languages.
@@ -82,7 +83,7 @@ class InBatchSection:
     """The in-batch softmax objective (`objective: in_batch`, LAReQA's): each question against every answer of its
     batch and the batch's mined negatives (BM25, then online: `mining`'s schedule), similarity times a scale."""
 
-    batch_size: int = field(default=64, metadata=within(above=0))  # questions per step (global)
+    batch_size: int = field(default=64, metadata=within(1, BATCH_MAX))  # questions per step (global)
     # rows embedded at once when the step computes gradients; 0 = the whole batch in one graph. Smaller chunks hold
     # less memory at the cost of a second forward pass (gradient caching: the same gradients)
     chunk_size: int = field(default=0, metadata=within(0))

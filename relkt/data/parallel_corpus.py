@@ -181,6 +181,12 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")  # a BOM is no column
             except UnicodeDecodeError as e:
+                if number == 1:  # no header, no columns: nothing after it can be read
+                    utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+                    raise DataError(
+                        f"{path}:1: not UTF-8 ({e.reason} at byte {e.start})"
+                        + ("; a UTF-16 file (its byte-order mark): save it as UTF-8" if utf16 else "")
+                    ) from None
                 corpus.bad_rows.append(f"{path}:{number}: not UTF-8 ({e.reason} at byte {e.start})")
                 rows += 1
                 continue

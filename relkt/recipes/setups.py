@@ -55,9 +55,10 @@ class Setup:
 
 def load_setups(path: Path) -> dict[str, Setup]:
     """Every setup in `path`, checked: known keys, a known recipe, what that recipe needs, configs that exist."""
-    raw = read_yaml(path, "setups file", ConfigError) or {}  # the read door: a name given twice is refused
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: expected a mapping of setup names to setups, got {type(raw).__name__}")
+    raw = read_yaml(path, "setups file", ConfigError)  # the read door: a name given twice is refused
+    if not isinstance(raw, dict) or not raw:
+        got = "nothing" if raw is None or raw == {} else type(raw).__name__
+        raise ConfigError(f"{path}: expected a mapping of setup names to setups, got {got}")
     fields = {f.name for f in dataclasses.fields(Setup)} - {"name"}
     setups = {}
     for name, entry in raw.items():
@@ -87,7 +88,7 @@ def load_setups(path: Path) -> dict[str, Setup]:
 
 def listing(setups: dict[str, Setup]) -> str:
     """Every setup, the recommended first: name, status, recipe, what it shows, its configs."""
-    width = max(len(n) for n in setups)
+    width = max((len(n) for n in setups), default=0)
     lines = []
     for s in sorted(setups.values(), key=lambda s: STATUSES.index(s.status)):
         configs = ", ".join(s.configs()[:2]) + (f" (+{len(s.configs()) - 2})" if len(s.configs()) > 2 else "")

@@ -215,3 +215,11 @@ def test_teach_holds_out_each_taught_languages_smallest_source_unless_told(tmp_p
     told = TeachRequest(langs=["de", "fi"], pairs_dir=str(folder), other_domain={"de": "tatoeba"})
     assert choose_other_domain(told) == {"de": "tatoeba"}
     assert choose_other_domain(TeachRequest(langs=["de"], pairs_dir=str(folder), other_domain={})) == {}
+
+
+def test_a_utf16_pair_file_is_one_line_saying_so(tmp_path):
+    (tmp_path / "de.tsv").write_bytes("source\ten\txx\nt\thello\thallo\n".encode("utf-16"))
+    with pytest.raises(
+        DataError, match=r"de.tsv:1: not UTF-8 .*a UTF-16 file \(its byte-order mark\): save it as UTF-8"
+    ):
+        read_pairs(tmp_path, "de")

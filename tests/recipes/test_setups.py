@@ -194,3 +194,13 @@ def test_a_steps_setup_names_the_reports_a_reader_opens(setups):
     reports = [s.report for s in STEP_RECIPES["paper_scale"](setup, ROOT / "configs", None) if s.report]
     assert "runs/paper_scale_muse/comparison_xquad-r.md" in reports
     assert "runs/paper_scale_muse/comparison_student_mlqa.md" in reports
+
+
+@pytest.mark.parametrize("text, got", [("", "nothing"), ("{}\n", "nothing"), ("- a\n", "list")])
+def test_a_setups_file_without_setups_is_one_line(tmp_path, text, got):
+    from relkt.errors import ConfigError
+    from relkt.recipes.setups import load_setups
+
+    (tmp_path / "setups.yaml").write_text(text)
+    with pytest.raises(ConfigError, match=rf"setups.yaml: expected a mapping of setup names to setups, got {got}"):
+        load_setups(tmp_path / "setups.yaml")
