@@ -284,6 +284,12 @@ def coverage_ablation(runs: dict[str, str | Path], encoder: str = "student", fir
             hits[first] = {k.partition("|")[2]: v for k, v in z.items() if k.startswith(f"{first}|")}
         if not hits[name]:
             raise DataError(f"{path}: no hits of an encoder named {encoder!r}")
+        if name == next(iter(runs)) and not hits[first]:
+            held = sorted({k.partition("|")[0] for k in z})
+            raise DataError(
+                f"{path}: no hits of an encoder named {first!r} to compare against (it holds {', '.join(held)}): "
+                "the first report needs the base model scored under that name"
+            )
     names = list(runs)
     keys = [k for k in hits[names[0]] if "/xx>en" in k or k.startswith(("test/", "qa/"))]  # qa/: answer retrieval
     for name in names[1:]:

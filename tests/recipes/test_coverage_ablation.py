@@ -64,3 +64,13 @@ def test_answer_retrieval_rows_are_compared_too(tmp_path):
         )
     table = coverage_ablation({"a": tmp_path / "a", "b": tmp_path / "b"})
     assert "| qa/hi/en_article | 3 | 0.0 | 33.3 | 100.0 | +66.7 (0 / 2, p = 0.5) |" in table
+
+
+def test_a_first_report_without_the_base_encoder_is_one_line(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    write_set(folder, {"a|pairs/bn/xx>en": np.array([1, 0], bool), "student|pairs/bn/xx>en": np.array([1, 1], bool)})
+    with pytest.raises(
+        DataError, match=r"no hits of an encoder named 'zero-shot' to compare against \(it holds a, student\)"
+    ):
+        coverage_ablation({"x": folder, "y": folder})
