@@ -275,6 +275,7 @@ def data_paths(*objs: object) -> list[Path]:
 def refuse_writing_into(path: str | Path, reads: Sequence[str | Path] = ()) -> None:
     """A WriteError when `path` is, lies inside or holds data this command reads (`reads`, resolved paths compared):
     what it writes would be read back as data, or replace it."""
+    refuse_bad_name(path)
     target = Path(path).expanduser().resolve()
     for read in reads:
         source = Path(read).expanduser()
@@ -303,6 +304,7 @@ def check_run_folder(out: Path) -> list[Path]:
     """What `relkt.training.run_folder.claim_run_folder` refuses, checked without writing (a recipe checks every run
     folder of its plan before its first step): a link, a file, a folder relkt did not make or one holding links.
     Returns the folder's entries."""
+    refuse_bad_name(out)
     refuse_links(out)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"output_dir {out} is a file, not a folder")

@@ -223,3 +223,15 @@ def _pool(data, **changes):
     from relkt.config import PoolSection
 
     return PoolSection(data_dir=str(data), **changes)
+
+
+def test_a_run_folder_no_file_system_can_hold_is_one_relkt_error(tmp_path, tiny_data):
+    import dataclasses
+
+    from relkt.errors import WriteError
+    from tests.helpers.runs import tiny_config
+
+    config = api.config("teacher", tiny_config(tmp_path, tiny_data))
+    for bad, message in (("a\x00b", "holds a NUL byte"), ("x" * 300, "a name of 300 bytes")):
+        with pytest.raises(WriteError, match=message):
+            api.train_teacher(dataclasses.replace(config, output_dir=str(tmp_path / bad)))
