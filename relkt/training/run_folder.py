@@ -275,9 +275,9 @@ def run_trainer(trainer_cls, config, **given) -> dict:
 
     writer = writes_run_folder(config)
     record_data_dir(config)
-    existed = Path(config.output_dir).exists()
-    if writer:
+    if writer:  # first: a name no file system holds fails here, not in a stat below
         refuse_writing_into(config.output_dir, data_paths(config))
+    existed = Path(config.output_dir).exists()
     fresh = claim_run_folder(Path(config.output_dir)) if writer else False
     if writer:
         unshare_in_place_files(Path(config.output_dir))
