@@ -211,7 +211,7 @@ def test_a_stray_summary_is_named_not_read_as_a_finished_run(synthetic_data, tmp
     assert "summary.json: not a relkt run summary" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("kind", ["float_input", "rank_one_output"])
+@pytest.mark.parametrize("kind", ["float_input", "rank_one_output", "string_output"])
 def test_a_savedmodel_that_is_no_sentence_encoder_is_named_at_load(tmp_path, kind):
     import tensorflow as tf
 
@@ -228,10 +228,19 @@ def test_a_savedmodel_that_is_no_sentence_encoder_is_named_at_load(tmp_path, kin
         def __call__(self, x):
             return tf.cast(tf.strings.length(x), tf.float32)
 
-    model = FloatModel() if kind == "float_input" else RankOne()
+    class Strings(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def __call__(self, x):
+            return tf.stack([x, x], axis=1)
+
+    model = {"float_input": FloatModel, "rank_one_output": RankOne, "string_output": Strings}[kind]()
     path = tmp_path / kind
     tf.saved_model.save(model, str(path))
-    message = "does not take a batch of strings" if kind == "float_input" else r"gives shape \(1,\) for one text"
+    message = {
+        "float_input": "does not take a batch of strings",
+        "rank_one_output": r"gives shape \(1,\) for one text",
+        "string_output": r"gives string for one text; relkt needs float embeddings",
+    }[kind]
     with pytest.raises(EncoderError, match=message):
         build_encoder(f"hub:{path}")
 

@@ -105,7 +105,11 @@ class HubEncoder(SentenceEncoder):
                 f"{self.handle}: its __call__ does not take a batch of strings ({reason[:200]}); relkt reads a "
                 "SavedModel whose __call__ maps tf.string[batch] to float embeddings[batch, dim]"
             ) from None
-        shape = tuple(getattr(out, "shape", ()))
+        shape, dtype = tuple(getattr(out, "shape", ())), getattr(out, "dtype", None)
+        if dtype is not None and not dtype.is_floating:
+            raise EncoderError(
+                f"{self.handle}: its __call__ gives {dtype.name} for one text; relkt needs float embeddings[batch, dim]"
+            )
         if len(shape) != 2 or shape[0] != 1:
             raise EncoderError(
                 f"{self.handle}: its __call__ gives shape {shape} for one text; relkt needs (batch, dim) embeddings"
