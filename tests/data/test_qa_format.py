@@ -95,9 +95,10 @@ def test_a_tiny_teacher_trains_on_the_toy_format_as_on_the_squad_files(toy_forma
     toy = write_toy(synthetic_data, tmp_path / "toy")
     summaries = {}
     for name, folder, fmt in (("squad", synthetic_data, "squad"), ("toy", toy, "toy")):
-        cfg = tiny_config(tmp_path / name, folder, **{"data.format": fmt, "mining.online_epochs": 0})
+        runs = tmp_path / f"{name}_runs"  # beside the data: a run inside the folder it reads is refused
+        cfg = tiny_config(runs, folder, **{"data.format": fmt, "mining.online_epochs": 0})
         assert train_teacher.main(["--config", str(cfg)]) == 0
-        summaries[name] = json.loads((tmp_path / name / "run" / "summary.json").read_text())
+        summaries[name] = json.loads((runs / "run" / "summary.json").read_text())
     # Same questions, candidates and gold: the same 42 anchors, triplets and dev scores.
     assert summaries["toy"]["anchors"] == summaries["squad"]["anchors"] == 42
     assert summaries["toy"]["best"]["value"] == pytest.approx(summaries["squad"]["best"]["value"], abs=1e-6)
