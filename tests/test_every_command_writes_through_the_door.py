@@ -57,6 +57,7 @@ class Case:
     data: Callable[[World], Path] | None = None  # the data it reads (default: the QA folder)
     fresh: Callable[[World], Path] | None = None  # a place it may write (default: a new one), for the control
     chdir: bool = False  # the command writes beside the folder it runs in (reproduce: configs/, runs/)
+    dry: tuple[str, ...] = ()  # the control's flags: a recipe's dry run checks its plan's run folders, trains nothing
 
 
 def _setups(world: World, dest: str) -> list[str]:
@@ -176,7 +177,7 @@ CASES: dict[str, Case] = {
         data=lambda w: w.results,
     ),
     "tables": Case("folder", lambda w, d: ["--root", d], fresh=lambda w: _checkout(w.root / "checkout")),
-    "reproduce": Case("folder", _setups, chdir=True),
+    "reproduce": Case("folder", _setups, chdir=True, dry=("--dry-run",)),
 }
 
 
@@ -302,6 +303,9 @@ def test_every_command_refuses_every_hostile_destination(name, world, capsys, mo
         monkeypatch.chdir(world.root)
     fresh = case.fresh(world) if case.fresh else world.root / "fresh" / ("out.json" if case.kind == "file" else "out")
     before = world.snapshot()
+    if case.dry:  # the plan accepted: the refusals above came from the plan's check of the run folder
+        assert module.main([*case.argv(world, str(fresh)), *case.dry]) == 0, capsys.readouterr().err[-2000:]
+        return
     module.main(case.argv(world, str(fresh)))
     assert fresh.exists() and world.snapshot() != before, capsys.readouterr().err[-2000:]
 

@@ -12,6 +12,7 @@ from tests.helpers.runs import student_config, tiny_config, trainer_script
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_teacher_then_evaluate(synthetic_data, tmp_path):
     cfg = tiny_config(tmp_path, synthetic_data, **{"mining.online_epochs": 1})
     assert trainer_script("teacher_then_evaluate").main(["--config", str(cfg)]) == 0
@@ -19,6 +20,7 @@ def test_teacher_then_evaluate(synthetic_data, tmp_path):
     assert results["setup"]["encoder"].endswith("run/best") and results["setup"]["split"] == "test"
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_sweep_runs_each_ablation_and_tabulates(synthetic_data, tmp_path):
     from relkt.encoders.export import export_encoder
     from relkt.encoders.ngram_encoder import NgramEncoder
@@ -481,6 +483,7 @@ def test_crossval_refuses_a_scored_language_in_no_group_before_training(tmp_path
     assert not (tmp_path / "cv").exists()
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_group_students_trains_each_group_from_one_teacher_and_combines_their_scores(tmp_path, capsys):
     """The paper protocol's path (trainers/group_students.py): no folds, one teacher, a student a group, each scored on
     the test split; student.json holds each language from its group's student; rerun, every run and score is kept."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from relkt.data.english_answer_units import UNITS
@@ -37,7 +38,7 @@ def language_list(text: str) -> list[str]:
     codes = comma_list(text)
     if not codes:
         raise argparse.ArgumentTypeError(f"names no language ({text!r}); leave the flag out for every language")
-    twice = sorted({c for c in codes if codes.count(c) > 1})
+    twice = sorted(c for c, n in Counter(codes).items() if n > 1)
     if twice:  # a language read twice would be scored on a pool holding its candidates twice
         raise argparse.ArgumentTypeError(f"names {', '.join(twice)} more than once ({text!r}); name each language once")
     return codes

@@ -16,6 +16,7 @@ import logging
 import re
 import time
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -278,7 +279,7 @@ def check_score_arguments(
         if not ok:
             raise ConfigError(f"{name}: expected {what}, got {type(value).__name__} {value!r:.200}")
     if langs is not None and len(set(langs)) != len(langs):
-        twice = sorted({x for x in langs if list(langs).count(x) > 1})[:5]
+        twice = sorted(x for x, n in Counter(langs).items() if n > 1)[:5]
         raise ConfigError(f"langs: names {', '.join(twice)} more than once; name each language once")
 
 

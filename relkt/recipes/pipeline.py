@@ -166,10 +166,9 @@ def run_steps(steps: Sequence[Step], dry_run: bool = False, log=print) -> list[s
     """Run each step as `python -m ...` (or print it with `dry_run`), in order, stopping at the first that fails;
     the results files of the score steps, for the comparison. A student's `last/` score is skipped when `last/` is
     `best/` (the same files)."""
-    if not dry_run:  # every run folder of the plan, before any step: a refusal costs no earlier step's time
-        for step in steps:
-            if step.run_dir:
-                check_run_folder(Path(step.run_dir))
+    for step in steps:  # every run folder of the plan, before any step (a dry run says so too): a refusal costs no
+        if step.run_dir:  # earlier step's time
+            check_run_folder(Path(step.run_dir))
     results: list[str] = []
     for step in steps:
         if step.name.endswith("last test") and _last_is_best(step.model):

@@ -91,6 +91,7 @@ def test_a_format_registered_outside_relkt_is_read_and_named(toy_format, synthet
         register_qa_format(type("OtherToy", (ToyFormat,), {}))  # a second class under the name "toy"
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_tiny_teacher_trains_on_the_toy_format_as_on_the_squad_files(toy_format, synthetic_data, tmp_path):
     toy = write_toy(synthetic_data, tmp_path / "toy")
     summaries = {}

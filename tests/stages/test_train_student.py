@@ -108,6 +108,7 @@ def test_killed_student_run_resumes_and_matches(synthetic_data, teacher_dir, tmp
             np.testing.assert_allclose(za[key], zb[key], atol=1e-5, err_msg=key)
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_finished_run_trains_on_when_epochs_grow(synthetic_data, teacher_dir, tmp_path):
     """1 epoch, then `--set distill.epochs=2` on the same (moved) folder: the same weights as a run
     started with 2 epochs (epoch e's order depends only on (seed, e)); fewer epochs are refused."""

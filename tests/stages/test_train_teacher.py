@@ -207,6 +207,7 @@ def test_a_run_leaves_readable_files_its_curves_and_no_progress_bars_when_redire
     assert "teacher done: best dev" in printed.out and "/step" in printed.out  # Keras's one line per pass
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_the_in_batch_teacher_learns_with_cached_gradients_and_resumes_its_scale(synthetic_data, tmp_path):
     changes = {
         "objective": "in_batch",
@@ -321,6 +322,7 @@ def test_more_alignment_pairs_train_only_a_question_files_train_rows(synthetic_d
         alignment_pairs(config)
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_teacher_with_answer_context_learns_its_weight_and_exports_it(synthetic_data, tmp_path):
     """Training and scoring both mix: the in-batch rows carry paragraphs, the weight moves and is checkpointed, dev
     and online mining read it from the encoder, and best/ serves it (relkt.json and response_encoder)."""
@@ -360,6 +362,7 @@ def test_answer_context_and_concatenated_context_are_refused_together(synthetic_
         load_config(TeacherConfig, str(cfg))
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_teacher_grows_its_vocabulary_from_its_alignment_pairs_and_exports_it(tmp_path):
     """extend_vocab on a muse teacher: the pieces the alignment task's Thai training pairs need (never a dev or test
     pair's) join the vocabulary before training, only the new rows step at the multiplier, they move, and best/

@@ -277,6 +277,7 @@ def test_a_ctrl_c_a_finalizer_swallows_still_stops_training(
     )
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_ctrl_c_tensorflow_turns_into_another_error_still_stops_training(
     synthetic_data, tmp_path, capsys, monkeypatch, python_sigint
 ):
