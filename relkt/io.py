@@ -222,6 +222,7 @@ def file_fingerprint(path: Path) -> dict:
 OUTPUT_MARKER = ".relkt-output"
 RUN_LOCK = ".lock"  # a run folder's lock file (relkt.training.run_lock holds it)
 RUN_MARKER = ".relkt-run"  # what makes a folder relkt's run folder: written when relkt first claims it
+RUN_FINGERPRINTS = "fingerprints.json"  # a run folder's data fingerprints (relkt.training.run_folder writes them)
 _TMP = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
 
 
@@ -316,7 +317,7 @@ def check_run_folder(out: Path) -> list[Path]:
             "follows no link: remove them, or choose another output_dir"
         )
     older_run = (out / "config.yaml").is_file() and any(
-        (out / name).exists() for name in ("checkpoint", "train.log", "summary.json", "fingerprints.json")
+        (out / name).exists() for name in ("checkpoint", "train.log", "summary.json", RUN_FINGERPRINTS)
     )
     if entries and not (out / RUN_MARKER).is_file() and not older_run:
         shown = ", ".join(p.name for p in entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")

@@ -20,6 +20,7 @@ from relkt.data.selection import languages_read, train_source
 from relkt.data.sources import resolve_data_dir
 from relkt.errors import ConfigError, WriteError
 from relkt.io import (
+    RUN_FINGERPRINTS,
     RUN_MARKER,
     atomic_write_json,
     check_run_folder,
@@ -117,7 +118,7 @@ def prepare_output_dir(config: StageConfig, write: bool = True) -> Path:
     return out
 
 
-FINGERPRINTS = "fingerprints.json"
+FINGERPRINTS = RUN_FINGERPRINTS
 
 
 def check_fingerprints(out: Path, current: dict[str, dict]) -> None:

@@ -119,6 +119,7 @@ def test_a_native_source_sharing_a_context_with_the_test_source_is_refused_namin
     assert str(native) in str(e.value) and str(test) in str(e.value) and "data.native_qa" in str(e.value)
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_native_source_trains_a_tiny_student(synthetic_data, tmp_path):
     """The same student with and without the native rows: with them, its embedding of each native question ends
     nearer the teacher's embedding of that question's answer; the source is in the run's fingerprints."""

@@ -58,6 +58,7 @@ def test_a_kind_registered_outside_relkt_builds_from_its_spec(small_ngram):
         register_encoder_kind(type("OtherKind", (SmallNgramKind,), {}))
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_tiny_teacher_trains_on_a_registered_kind(small_ngram, synthetic_data, tmp_path):
     cfg = tiny_config(tmp_path, synthetic_data, **{"encoder.spec": "small-ngram:16", "encoder.options": {}})
     assert train_teacher.main(["--config", str(cfg)]) == 0

@@ -187,6 +187,7 @@ def test_step_budget_stops_cleanly_after_an_evaluation(synthetic_data, tmp_path)
     assert [h["step"] for h in history] == [5, 7]
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_run_leaves_readable_files_its_curves_and_no_progress_bars_when_redirected(synthetic_data, tmp_path, capfd):
     import os
     import stat

@@ -170,6 +170,7 @@ def test_a_read_only_output_folder_is_one_line(synthetic_data, tmp_path, capsys,
     assert one_error_line(capsys.readouterr().err) == f"error: {out}: Read-only file system"
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_evaluate_writes_its_json_and_per_question_file_both_or_neither(tiny_data, tmp_path, capsys, monkeypatch):
     out = tmp_path / "results" / "scores.json"
     args = [
