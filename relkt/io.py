@@ -252,6 +252,7 @@ DATA_FIELDS = frozenset(
         "code_switch_dir",
         "more_pairs",
         "more_qa",
+        "native_qa",
     }
 )
 

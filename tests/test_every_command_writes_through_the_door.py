@@ -329,8 +329,9 @@ def test_a_command_that_bypasses_the_door_fails_the_walk(world, capsys, monkeypa
 
 
 def test_every_field_that_names_a_folder_of_data_is_known_to_the_door():
-    """A config or request field named `*_dir` or `more_*` is data a command reads: an output inside it is refused
-    only if relkt.io.DATA_FIELDS names it, so a field added next month must be added there (this test says so)."""
+    """A config or request field named `*_dir`, `*_qa` or `more_*` is data a command reads: an output inside it is
+    refused only if relkt.io.DATA_FIELDS names it, so a field added next month must be added there (this test says
+    so)."""
     import dataclasses
     import typing
 
@@ -349,5 +350,5 @@ def test_every_field_that_names_a_folder_of_data_is_known_to_the_door():
             if name in {f.name for f in dataclasses.fields(cls)}:
                 names.add(name)
                 stack += [t for t in (hint, *typing.get_args(hint)) if dataclasses.is_dataclass(t)]
-    looks_like_data = {n for n in names if (n.endswith("_dir") and n != "output_dir") or n.startswith("more_")}
+    looks_like_data = {n for n in names if (n.endswith(("_dir", "_qa")) and n != "output_dir") or n.startswith("more_")}
     assert len(seen) > 10 and looks_like_data and looks_like_data <= DATA_FIELDS, looks_like_data - DATA_FIELDS
