@@ -375,8 +375,7 @@ def claim_dir(path: str | Path, kind: str, below: str | Path | None = None, read
     by relkt (OUTPUT_MARKER), not a link (nor any folder between `below` and it), not inside a live run folder.
     Marks it, and removes what an interrupted write of relkt left there. `kind` (the job) is recorded in the marker.
     `reads`: the data the job reads (`data_paths`), which the folder may neither be, hold, nor lie in."""
-    refuse_bad_name(path)
-    refuse_writing_into(path, reads)
+    refuse_writing_into(path, reads)  # a name no file system holds included
     path = Path(path)
     refuse_links(path, below)
     _refuse_live_run(path)
@@ -437,8 +436,7 @@ def claim_file(
     write of it. A WriteError otherwise."""
     if isinstance(path, str) and path.endswith(("/", os.sep)):  # a folder's name, read as a file's by Path
         raise WriteError(f"{path}: ends with '/', a folder's name; name the {what} file itself")
-    refuse_bad_name(path)
-    refuse_writing_into(path, reads)
+    refuse_writing_into(path, reads)  # a name no file system holds included
     path = Path(path)
     refuse_links(path, below)
     _refuse_live_run(path.parent)
