@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 
 from relkt.errors import ConfigError
 
@@ -17,12 +18,15 @@ class Registry(dict):
     def __init__(self, what: str, package: str = ""):
         super().__init__()
         self.what, self.package, self._loaded, self._loading = what, package, False, False
+        # two threads reading the table first at once: the second waits for the first's imports, never reads it half
+        # filled (api.score from two threads once found "no QA files" while the formats were still registering)
+        self._lock = threading.RLock()
 
     def add(self, name: str, entry: object, cls: type) -> None:
         """`entry` under `name`, the name the entry declares; a name another class holds is refused in one line
         (ConfigError), whoever registers it and whatever its class is called: no entry shadows another. The same
         class again (its module imported twice, by the same dotted name) replaces it."""
-        if self.package and not self._loaded and not self._loading:
+        if self.package and not self._loaded:
             self.loaded()  # the built-ins first: a user's entry taking a built-in's name is refused here, naming it
         held = self.get(name)
         if held is not None and _where(held if isinstance(held, type) else type(held)) != _where(cls):
@@ -33,8 +37,13 @@ class Registry(dict):
         self[name] = entry
 
     def loaded(self) -> Registry:
-        """The table with every module of `package` imported (each registers its entries)."""
-        if self.package and not self._loaded and not self._loading:
+        """The table with every module of `package` imported (each registers its entries). Under the lock, `_loading`
+        is only ever seen by the thread doing the imports (a module registering itself), which goes on."""
+        if not self.package or self._loaded:
+            return self
+        with self._lock:
+            if self._loaded or self._loading:
+                return self
             self._loading = True
             try:
                 package = importlib.import_module(self.package)

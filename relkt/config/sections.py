@@ -164,7 +164,7 @@ class EvalSection:
     # all = every language of `langs`. A student group's dev metric reads its own languages this way.
     question_langs: Names = ALL
     primary_metric: str = "xx_en/en/P@1"  # any key relkt evaluate reports, e.g. lareqa/mAP, xx_en/P@1
-    max_questions: int = 0  # 0 = all dev questions
+    max_questions: int = field(default=0, metadata=within(0))  # 0 = all dev questions
     batch_size: int = field(default=128, metadata=within(1, BATCH_MAX))  # texts per encoding batch in dev evaluation
     at_start: bool = False  # also evaluate before the first step: the starting point, best export until beaten
     # Count every_steps within each epoch, evaluating after its first step and every every_steps after that (CL-ReLKT's
@@ -216,10 +216,10 @@ class ScheduleSection:
 
     learning_rate: float = 1e-5  # Adam's learning rate at the start (after warmup)
     lr_factor: float = 0.5  # the rate is multiplied by this on a plateau
-    lr_patience: int = 2  # evaluations without improvement before the rate is multiplied by lr_factor
-    min_learning_rate: float = 1e-8  # a plateau never lowers the rate below this
-    early_stop_patience: int = 6  # evaluations without improvement before training stops
-    checkpoint_every: int = 0  # steps; 0 = at every evaluation and epoch end
+    lr_patience: int = field(default=2, metadata=within(0))  # evaluations without improvement before the rate is multiplied by lr_factor
+    min_learning_rate: float = field(default=1e-8, metadata=within(0))  # a plateau never lowers the rate below this
+    early_stop_patience: int = field(default=6, metadata=within(0))  # evaluations without improvement before training stops
+    checkpoint_every: int = field(default=0, metadata=within(0))  # steps; 0 = at every evaluation and epoch end
     max_steps: int = 0  # a step budget: stop (evaluated, cleanly) after this many steps; 0 = none
     # Linear warmup from 0 to the rate over the first N steps of the run: Adam's first steps move every weight
     # by ~the full rate whatever its gradient, which knocks a pretrained encoder off before it has learned anything.

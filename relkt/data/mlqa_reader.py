@@ -44,6 +44,7 @@ def read_mlqa_folder(directory: str | Path, langs: list[str] | None = None) -> d
         raise DataError(f"{directory}: no MLQA files (dev-context-XX-question-YY.json)")
     wanted = set(langs) if langs else {x for pair in files for x in pair}
     parsed = {pair: read_squad_file(path, pair[0]) for pair, path in files.items() if wanted & set(pair)}
+    _refuse_unlinked_ids(parsed)
     title_of = _linked_titles(parsed)
     out: dict[str, LanguageData] = {}
     moved: dict[tuple[str, str], dict[int, int]] = {}  # file -> its candidate index -> the merged one
@@ -67,6 +68,21 @@ def read_mlqa_folder(directory: str | Path, langs: list[str] | None = None) -> d
                     replace(q, lang=question, article=article, paragraph=paragraph_of.get(q.qas_id, q.paragraph))
                 )
     return {lang: out[lang] for lang in sorted(out)}
+
+
+def _refuse_unlinked_ids(parsed: dict[tuple[str, str], LanguageData]) -> None:
+    """Every question of `dev-context-C-question-Q.json` is asked in Q's own file and in C's (MLQA's instances exist in
+    both languages): ids that no longer link would read one question as two, its translations as strangers."""
+    ids = {pair: {q.qas_id for q in data.questions} for pair, data in parsed.items()}
+    for (context, question), here in sorted(ids.items()):
+        for own in sorted({(question, question), (context, context)} - {(context, question)}):
+            missing = sorted(here - ids.get(own, here))
+            if missing:
+                raise DataError(
+                    f"{parsed[context, question].path}: {len(missing)} of its {len(here)} question ids (e.g. "
+                    f"{missing[0]}) are not asked in {parsed[own].path.name}; MLQA links a question's translations "
+                    "by id, and ids that no longer link would put one question in the pool twice"
+                )
 
 
 def _merge_contexts(

@@ -174,8 +174,9 @@ def read_squad_file(path: str | Path, lang: str) -> LanguageData:
                         f"{path}: {where_q}.answers[0].answer_start: {start} lies outside its context "
                         f"(0 .. {len(context)})"
                     )
-                answer = answers[0].get("text") if isinstance(answers[0], dict) else None
-                if isinstance(answer, str) and normal_text(context[start : start + len(answer)]) != normal_text(answer):
+                # the text is what proves the offset: without it an offset moved by an edited context goes unseen
+                answer = _get(answers[0], "text", str, path, f"{where_q}.answers[0]")
+                if normal_text(context[start : start + len(answer)]) != normal_text(answer):
                     wrong_answers.append(
                         f"{where_q} (id {qas_id}): text {answer[:30]!r}, context at {start} "
                         f"{context[start : start + len(answer)][:30]!r}"

@@ -11,6 +11,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 
+from relkt.config.sections import BATCH_MAX, within
 from relkt.errors import ConfigError
 
 
@@ -44,7 +45,8 @@ def _name(hint) -> str:
 
 
 class Checked:
-    """Checks every field against its annotation after construction (a dataclass mixin)."""
+    """Checks every field against its annotation and its declared range (`within`, as a config's sections declare
+    them) after construction (a dataclass mixin): a request made in code is refused as a command line's would be."""
 
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(type(self))
@@ -55,6 +57,11 @@ class Checked:
                     f"{type(self).__name__}.{f.name}: expected {_name(hints[f.name])}, got {type(value).__name__} "
                     f"{value!r}"
                 )
+            lo, hi, _ = f.metadata.get("range", (None, None, None))
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if number and ((lo is not None and value < lo) or (hi is not None and value > hi)):
+                span = f"{lo if lo is not None else '-inf'} .. {hi if hi is not None else 'inf'}"
+                raise ConfigError(f"{type(self).__name__}.{f.name}: {value!r} is out of range; valid: {span}")
 
 
 @dataclass
@@ -68,11 +75,11 @@ class PoolRequest(Checked):
     more_test: list[str] | None = None  # more test sources, each scored whole as its own result (split test)
     split: str = "test"
     split_fractions: tuple[float, float, float] | None = None
-    split_seed: int | None = None
+    split_seed: int | None = field(default=None, metadata=within(0, 2**32 - 1))
     split_unit: str | None = None
     allow_test_overlap: bool | None = None
-    folds: int | None = None
-    fold: int | None = None
+    folds: int | None = field(default=None, metadata=within(0))
+    fold: int | None = field(default=None, metadata=within(0))
     langs: list[str] | None = None  # None: every language found
     config: str | None = None  # a run's config.yaml: its pool settings
     with_context: bool = False  # candidate text = sentence + its paragraph
@@ -92,7 +99,7 @@ class CoverageRequest(AuditRequest):
     """Languages from pair files, LAReQA's bias analyses on the pool, or both as one report."""
 
     pairs_dir: str | None = None
-    dev_pairs: int = 500
+    dev_pairs: int = field(default=500, metadata=within(1))
     held_out_sources: list[str] = field(default_factory=list)
     other_domain: dict[str, str] = field(default_factory=dict)  # lang -> a source scored whole as another domain
     questions_dir: str | None = None
@@ -103,10 +110,10 @@ class CoverageRequest(AuditRequest):
     bias: bool = False
     new_lang: str | None = None
     pca_langs: list[str] = field(default_factory=lambda: ["en", "de"])
-    top_k: int = 100
-    bootstrap: int = 1000
-    batch_size: int = 128
-    seed: int = 0
+    top_k: int = field(default=100, metadata=within(1))
+    bootstrap: int = field(default=1000, metadata=within(1))
+    batch_size: int = field(default=128, metadata=within(1, BATCH_MAX))
+    seed: int = field(default=0, metadata=within(0, 2**32 - 1))
     output: str = "reports/coverage"
 
 
@@ -121,9 +128,9 @@ class InterpolateRequest(PoolRequest):
     primary_metric: str = "xx_en/P@1"
     xx_en_units: list[str] = field(default_factory=list)
     split: str = "dev"
-    max_questions: int = 0
-    seed: int = 0
-    batch_size: int = 128
+    max_questions: int = field(default=0, metadata=within(0))  # 0 = all
+    seed: int = field(default=0, metadata=within(0, 2**32 - 1))
+    batch_size: int = field(default=128, metadata=within(1, BATCH_MAX))
 
 
 @dataclass
@@ -148,4 +155,4 @@ class TeachRequest(Checked):
     config: str | None = None  # the recipe (default: relkt/recipes/teach_student.yaml)
     set: list[str] = field(default_factory=list)  # KEY=VALUE overrides of the recipe, applied last
     smoke: bool = False  # shrink the run for a quick check
-    batch_size: int = 128  # texts per encoding batch in the report
+    batch_size: int = field(default=128, metadata=within(1, BATCH_MAX))  # texts per encoding batch in the report

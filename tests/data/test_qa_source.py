@@ -168,6 +168,23 @@ def test_a_revised_mlqa_context_is_refused_not_pooled_twice(tmp_path):
         LareqaPool.from_source(QaSource.open(tmp_path))
 
 
+def test_mlqa_ids_that_no_longer_link_are_refused_not_read_as_two_questions(tmp_path):
+    questions = {
+        "en": {"a1": "How long is the river?", "a2": "Where does it flow?"},
+        "de": {"a1": "Wie lang ist der Fluss?", "a2": "Wohin fließt er?"},
+    }
+    titles = {"en": "River", "de": "Fluss"}
+    for c in ("en", "de"):
+        for q in ("en", "de"):
+            mlqa_file(tmp_path, c, q, questions[q], titles[c])
+    renamed = tmp_path / "dev-context-de-question-en.json"
+    renamed.write_text(renamed.read_text(encoding="utf-8").replace('"a2"', '"a2-v2"'), encoding="utf-8")
+    with pytest.raises(
+        DataError, match=r"question-en\.json: 1 of its 2 question ids \(e\.g\. a2-v2\) are not asked in "
+    ):
+        LareqaPool.from_source(QaSource.open(tmp_path))
+
+
 def test_mlqa_folder_with_both_splits_is_refused(tmp_path):
     mlqa_file(tmp_path, "en", "en", {"a1": "How long?"}, "River")
     (tmp_path / "test-context-en-question-en.json").write_text(

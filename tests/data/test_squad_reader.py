@@ -54,6 +54,10 @@ def test_malformed_json_names_file_and_position(tmp_path):
             lambda d: d["data"][0]["paragraphs"][0]["qas"][1]["answers"][0].pop("answer_start"),
             r"data\[0\]\.paragraphs\[0\]\.qas\[1\]\.answers\[0\]: missing field 'answer_start'",
         ),
+        (  # an answer without its text: an offset moved by an edited context could not be told from a right one
+            lambda d: d["data"][0]["paragraphs"][0]["qas"][1]["answers"][0].pop("text"),
+            r"data\[0\]\.paragraphs\[0\]\.qas\[1\]\.answers\[0\]: missing field 'text'",
+        ),
         (
             lambda d: d["data"][2]["paragraphs"][0]["qas"][0].update(question="  "),
             r"qas\[0\]\.question: empty question \(id b1\)",
