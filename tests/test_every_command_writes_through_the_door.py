@@ -352,3 +352,153 @@ def test_every_field_that_names_a_folder_of_data_is_known_to_the_door():
                 stack += [t for t in (hint, *typing.get_args(hint)) if dataclasses.is_dataclass(t)]
     looks_like_data = {n for n in names if (n.endswith(("_dir", "_qa")) and n != "output_dir") or n.startswith("more_")}
     assert len(seen) > 10 and looks_like_data and looks_like_data <= DATA_FIELDS, looks_like_data - DATA_FIELDS
+
+
+# ----- every API job: the same destinations from Python ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """How an API job names where it writes (`kind`), the call that writes there, and the call to a new place (the
+    control; default: the same call) when the job's own would train for long."""
+
+    kind: str
+    call: Callable[[World, str], object]
+    model: Callable[[World], Path] | None = None
+    data: Callable[[World], Path] | None = None
+    control: Callable[[World, str], object] | None = None
+    chdir: bool = False
+    dry: bool = False  # the control is a dry run: it makes nothing
+
+
+def _crossval_configs(world: World) -> tuple[Path, Path]:
+    """A teacher and a student config a cross-validation points at each fold's teacher."""
+    teacher = world.root / "cv_teacher.yaml"
+    student = world.root / "cv_student.yaml"
+    _config(world, "teacher", "runs/cv_teacher")
+    (world.root / "teacher.yaml").rename(teacher)
+    config = json.loads(teacher.read_text())
+    teacher.write_text(json.dumps({**config, "output_dir": "runs/cv_teacher"}))
+    _config(world, "student", "runs/cv_student")
+    config = json.loads((world.root / "student.yaml").read_text())
+    config["teacher"] = {"spec": "hub:runs/cv_teacher/best"}
+    student.write_text(json.dumps({**config, "output_dir": "runs/cv_student"}))
+    (world.root / "student.yaml").unlink()
+    return teacher, student
+
+
+def _stage(world: World, stage: str, dest: str):
+    from relkt import api
+
+    argv = _config(world, stage, dest)
+    return api.config(stage, argv[1], [argv[-1]])
+
+
+def _api_jobs() -> dict[str, Job]:
+    from relkt import api
+    from relkt.config import PoolSection
+    from relkt.jobs.requests import CoverageRequest, InterpolateRequest, TeachRequest
+
+    def reproduce(w: World, d: str, dry_run: bool = False):
+        name, _, setups = _setups(w, d)
+        return api.reproduce(name, setups, dry_run=dry_run)
+
+    return {
+        "train_teacher": Job("folder", lambda w, d: api.train_teacher(_stage(w, "teacher", d))),
+        "train_student": Job(
+            "folder", lambda w, d: api.train_student(_stage(w, "student", d)), model=lambda w: w.teacher
+        ),
+        "score": Job("file", lambda w, d: api.score("ngram", PoolSection(data_dir=str(w.data)), "all", output=d)),
+        "cross_validate": Job(
+            "folder",
+            lambda w, d: api.cross_validate(*_crossval_configs(w), d, folds=2),
+            control=lambda w, d: api.cross_validate(*_crossval_configs(w), d, folds=2, only_folds=[]),
+        ),
+        "coverage": Job(
+            "folder",
+            lambda w, d: api.coverage(CoverageRequest(encoders={"a": "ngram"}, data_dir=str(w.data), output=d)),
+        ),
+        "teach": Job(
+            "folder",
+            lambda w, d: api.teach(
+                TeachRequest(
+                    teacher=f"muse:{w.teacher}",
+                    langs=["de"],
+                    pairs_dir=str(w.pairs),
+                    qa_dir=str(w.data),
+                    set=["data.corpus_dev_pairs=10"],
+                    output=d,
+                )
+            ),
+            model=lambda w: w.teacher,
+        ),
+        "interpolate": Job(
+            "folder",
+            lambda w, d: api.interpolate(
+                InterpolateRequest(
+                    teacher=f"muse:{w.teacher}", student=f"muse:{w.student}", data_dir=str(w.data), output=d
+                )
+            ),
+            model=lambda w: w.student,
+        ),
+        "reproduce": Job("folder", reproduce, control=lambda w, d: reproduce(w, d, dry_run=True), chdir=True, dry=True),
+    }
+
+
+NO_OUTPUT = {"config", "retrieve", "setups", "compare", "audit"}  # API functions that write nothing
+
+
+def test_every_api_function_is_walked_or_writes_nothing():
+    import dataclasses
+    import inspect
+    import typing
+
+    from relkt import api
+
+    functions = {n for n in api.__all__ if inspect.isfunction(getattr(api, n))}
+    assert functions == set(_api_jobs()) | NO_OUTPUT, (
+        "an API function that is neither walked nor known to write nothing"
+    )
+    for name in NO_OUTPUT:  # no `output` argument, nor a request that holds one (AuditRequest once held one unread)
+        hints = typing.get_type_hints(getattr(api, name))
+        assert "output" not in hints, name
+        assert not any(dataclasses.is_dataclass(h) and "output" in typing.get_type_hints(h) for h in hints.values()), (
+            name
+        )
+
+
+@pytest.mark.parametrize("name", sorted(_api_jobs()))
+def test_every_api_job_refuses_every_hostile_destination(name, world, monkeypatch):
+    from relkt.errors import RelktError
+
+    job = _api_jobs()[name]
+    if job.chdir:
+        monkeypatch.chdir(world.root)
+    case = Case(job.kind, lambda w, d: [], model=job.model, data=job.data)
+    problems = []
+    for where, dest in _hostile(world, name, case).items():
+        before = world.snapshot()
+        try:
+            job.call(world, dest)
+            problems.append(f"{name} -> {where}: ran")
+        except RelktError as e:
+            if Path(dest).name not in str(e):
+                problems.append(f"{name} -> {where}: the error does not name the destination ({str(e)[:300]})")
+        except Exception as e:  # a traceback is never a clear line
+            problems.append(f"{name} -> {where}: {type(e).__name__}: {e}")
+        after = world.snapshot()
+        changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+        changed = [k for k in changed if not k.startswith(("configs", "cv_", "teacher.yaml", "student.yaml"))]
+        if changed:
+            problems.append(f"{name} -> {where}: changed {changed[:5]}")
+    assert problems == [], "\n".join(problems)
+    fresh = world.root / "fresh" / ("out.json" if job.kind == "file" else "out")
+    try:  # the control: the same call to a new place gets past the door (what a tiny run does after it, aside)
+        answer = (job.control or job.call)(world, str(fresh))
+    except RelktError as e:
+        answer = e
+        assert str(fresh) not in str(e).split(":")[0], e
+    if job.dry:  # a recipe's dry run: its plan, run folders checked, accepted
+        assert answer == 0, answer
+    else:
+        assert fresh.exists() or job.kind == "file" and fresh.parent.exists(), name

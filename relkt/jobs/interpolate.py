@@ -37,6 +37,7 @@ from relkt.io import (
     data_paths,
     json_keys,
     live_run_holding,
+    refuse_bad_name,
     refuse_links,
     refuse_writing_into,
 )
@@ -79,6 +80,7 @@ def claim_export_dir(path: str | Path, stage: str, reads: Sequence[str] = ()) ->
     run. One WriteError naming it, before any model loads. The leftovers of a killed export are removed."""
     from relkt.encoders.export import EXPORT_FILES, read_metadata  # deferred: the export module loads TensorFlow
 
+    refuse_bad_name(path)  # a name no file system holds: one line, before anything looks at it
     path = Path(path)
     refuse_links(path)
     if path.exists() and not path.is_dir():

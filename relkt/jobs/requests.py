@@ -90,8 +90,7 @@ class AuditRequest(PoolRequest):
     """Every encoder's tokenizer on the pool's texts."""
 
     encoders: dict[str, str] = field(default_factory=dict)  # name -> spec, the first the baseline
-    texts: str = "questions"  # questions | candidates | both
-    output: str | None = None  # JSON report
+    texts: str = "questions"  # questions | candidates | both (api.audit returns its report; it writes nothing)
 
 
 @dataclass

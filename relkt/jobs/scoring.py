@@ -3,7 +3,6 @@ retrieval on held-out pairs, as one `Evaluation` (what `relkt evaluate` prints a
 
     from relkt import api
     from relkt.config import PoolSection
-from relkt.config.config_io import from_dict
 
     result = api.score("muse", PoolSection(data_dir="../shared/data/xquad-r"), split="test")
     result.metric("xx_en_article/el/P@1"), result.results["lareqa"]["mAP"]
@@ -163,8 +162,8 @@ def score(
             f"{', '.join(named_evaluators()) or 'none registered'}"
         )
     check_rank_adjust(rank_adjust)
-    if output is not None:  # refused before the encoding, not after it
-        for path in [Path(output)] + ([adjusted_path(output)] if rank_adjust != "none" else []):
+    if output is not None:  # refused before the encoding, not after it; the name as given ('x/' is a folder's)
+        for path in [output] + ([adjusted_path(output)] if rank_adjust != "none" else []):
             claim_file(path, is_result_file, "results JSON", reads=data_paths(settings))
             claim_file(per_question_path(path), is_per_question_file, "per-question file", reads=data_paths(settings))
     pool = load_split(settings, split, langs=list(langs) if langs else None)

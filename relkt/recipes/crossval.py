@@ -23,6 +23,7 @@ on resume).
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import time
 from collections.abc import Sequence
@@ -37,11 +38,15 @@ from relkt.data.parallel_corpus import pair_languages
 from relkt.data.selection import scored_source, train_source
 from relkt.errors import ConfigError
 from relkt.io import (
+    OUTPUT_MARKER,
     atomic_files,
     atomic_write_text,
+    claim_dir,
+    data_paths,
     link_tree,
     read_bytes,
     read_json,
+    refuse_bad_name,
 )
 from relkt.jobs.scoring import per_question_path, write_result_pair
 from relkt.recipes.comparison import comparison, write_comparison
@@ -50,6 +55,8 @@ from relkt.recipes.pooled_tables import MODELS, combine_groups, paper_table, poo
 from relkt.recipes.setups import Setup
 
 log = logging.getLogger("relkt.crossval")
+FOLD = re.compile(r"^fold\d+$")  # a fold's folder
+OWN_FILE = re.compile(r"^[a-z_]+(\.per_question\.npz|\.json|\.md|\.tsv)$")  # the pooled scores and tables
 
 
 @dataclass
@@ -161,6 +168,22 @@ class CrossValidation:
         return Path(self.output) / f"fold{fold}"
 
     # ----- checks ------------------------------------------------------------------------------------------------
+    def claim_output(self) -> Path:
+        """The output folder through the write door, before anything is read or trained: new, empty or a
+        cross-validation's own (its marker; or, from before relkt marked it, nothing but its folds and tables), never
+        a user's folder, another job's output or the data the stages read."""
+        refuse_bad_name(self.output)  # a name no file system holds: one line, before anything looks at it
+        out = Path(self.output)
+        if out.is_dir() and not (out / OUTPUT_MARKER).exists() and not out.is_symlink():
+            names = [p.name for p in out.iterdir()]
+            if any(FOLD.match(n) for n in names) and all(FOLD.match(n) or OWN_FILE.match(n) for n in names):
+                atomic_write_text(out / OUTPUT_MARKER, '{"written_by": "relkt", "kind": "crossval"}\n')
+        configs = (
+            load_config(TeacherConfig, self.teacher_config, [*self.sets, *self.teacher_sets]),
+            load_config(StudentConfig, self.student_config, [*self.sets, *self.student_sets]),
+        )
+        return claim_dir(self.output, "crossval", reads=data_paths(*configs))
+
     def check(self) -> None:
         """Before any training, every fold's configs and every group at once: each resolves (an unknown key or a
         bad value is refused here), each scored language is in a group, each group's languages are in the data."""
@@ -178,6 +201,7 @@ class CrossValidation:
     # ----- the recipe --------------------------------------------------------------------------------------------
     def run(self, only_folds: Sequence[int] | None = None) -> CrossvalResult:
         """Train and score the folds (`only_folds`, default all), then pool and compare once every fold is scored."""
+        self.claim_output()
         self.check()
         folds = range(self.folds) if only_folds is None else list(only_folds)
         for fold in folds:
