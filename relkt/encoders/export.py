@@ -153,6 +153,9 @@ def link_export(source: str | Path, path: str | Path, training: dict[str, Any]) 
     return replace_dir(tmp, path)
 
 
+WHOLE_NUMBERS = ("dim", "max_length")  # relkt.json's sizes, each checked when it is read
+
+
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The `relkt.json` of an export ({} for SavedModels relkt did not write)."""
     file = Path(path).expanduser() / METADATA_FILE
@@ -167,6 +170,12 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         ) from None
     if not isinstance(meta, dict):
         raise EncoderError(f"{file}: expected a JSON object, got {type(meta).__name__}; export the model again")
+    for key in WHOLE_NUMBERS:  # what sizes a model: a whole number >= 1, or absent
+        value = meta.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise EncoderError(
+                f"{file}: {key}: expected a whole number >= 1, got {value!r}; the export was edited: export it again"
+            )
     return meta
 
 

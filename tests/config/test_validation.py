@@ -247,3 +247,13 @@ def test_more_alignment_pairs_need_the_dev_folder_and_a_whole_count(changes, say
 
     with pytest.raises(ConfigError, match=says):
         AlignSection(**changes).validate()
+
+
+@pytest.mark.parametrize("dim", ["abc", -5, 8.5])
+def test_an_export_whose_dim_is_no_size_is_one_error_line(ngram_teacher, tiny_data, capsys, dim):
+    meta = ngram_teacher / "relkt.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "dim": dim}))
+    argv = ["--encoder", f"hub:{ngram_teacher}", "--data-dir", str(tiny_data), "--no-progress"]
+    assert evaluate.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("error: ") and f"relkt.json: dim: expected a whole number >= 1, got {dim!r}" in err
