@@ -375,6 +375,21 @@ def claim_dir(path: str | Path, kind: str, below: str | Path | None = None, read
     by relkt (OUTPUT_MARKER), not a link (nor any folder between `below` and it), not inside a live run folder.
     Marks it, and removes what an interrupted write of relkt left there. `kind` (the job) is recorded in the marker.
     `reads`: the data the job reads (`data_paths`), which the folder may neither be, hold, nor lie in."""
+    path = check_output_dir(path, kind, below, reads)
+    marker = path / OUTPUT_MARKER
+    with write_errors(path, "make the output folder"):
+        path.mkdir(parents=True, exist_ok=True)
+        if not marker.is_file():
+            atomic_write_text(marker, json.dumps({"written_by": "relkt", "kind": kind}) + "\n")
+    clean_leftovers(path)
+    return path
+
+
+def check_output_dir(
+    path: str | Path, kind: str, below: str | Path | None = None, reads: Sequence[str | Path] = ()
+) -> Path:
+    """What `claim_dir` refuses, checked without writing anything: a recipe checks its output before its plan's other
+    checks, and makes it only once they pass."""
     refuse_writing_into(path, reads)  # a name no file system holds included
     path = Path(path)
     refuse_links(path, below)
@@ -395,11 +410,6 @@ def claim_dir(path: str | Path, kind: str, below: str | Path | None = None, read
                     f"{path}: holds files relkt did not write ({', '.join(foreign[:3])}"
                     f"{', ...' if len(foreign) > 3 else ''}); name a new or empty folder for the {kind} output"
                 )
-    with write_errors(path, "make the output folder"):
-        path.mkdir(parents=True, exist_ok=True)
-        if not marker.is_file():
-            atomic_write_text(marker, json.dumps({"written_by": "relkt", "kind": kind}) + "\n")
-    clean_leftovers(path)
     return path
 
 

@@ -216,9 +216,11 @@ class ScheduleSection:
 
     learning_rate: float = 1e-5  # Adam's learning rate at the start (after warmup)
     lr_factor: float = 0.5  # the rate is multiplied by this on a plateau
-    lr_patience: int = field(default=2, metadata=within(0))  # evaluations without improvement before the rate is multiplied by lr_factor
+    # evaluations without improvement before the rate is multiplied by lr_factor
+    lr_patience: int = field(default=2, metadata=within(0))
     min_learning_rate: float = field(default=1e-8, metadata=within(0))  # a plateau never lowers the rate below this
-    early_stop_patience: int = field(default=6, metadata=within(0))  # evaluations without improvement before training stops
+    # evaluations without improvement before training stops
+    early_stop_patience: int = field(default=6, metadata=within(0))
     checkpoint_every: int = field(default=0, metadata=within(0))  # steps; 0 = at every evaluation and epoch end
     max_steps: int = 0  # a step budget: stop (evaluated, cleanly) after this many steps; 0 = none
     # Linear warmup from 0 to the rate over the first N steps of the run: Adam's first steps move every weight

@@ -10,7 +10,9 @@ import numpy as np
 
 from relkt.data.parallel_corpus import ParallelCorpus, pair_languages, read_pairs
 from relkt.data.text import normal_text
-from relkt.errors import DataError
+from relkt.errors import ConfigError, DataError
+
+PAIRS_PER_LANG = 1000  # sentences a language's mean is taken over  # a language's bias is learned from this many pairs
 
 
 @dataclass
@@ -121,3 +123,17 @@ class AlignmentPairs:
             out.append(queue[:batch_size])
             queue = queue[batch_size:]
         return out
+
+
+def language_pairs(
+    pairs_dir: str, langs: Sequence[str] | None, exclude_texts: Collection[str], per_lang: int, seed: int
+) -> AlignmentPairs:
+    """The pairs a language's bias is learned from: `per_lang` a language of `pairs_dir` for those of `langs` with a
+    file (None: every file's), none holding a text of `exclude_texts` (the scored texts)."""
+    have = set(pair_languages(pairs_dir))
+    chosen = sorted(have if langs is None else {lang for lang in langs if lang in have and lang != "en"})
+    if not chosen:
+        raise ConfigError(
+            f"language pairs: {pairs_dir} has no pair file for {', '.join(langs or []) or 'any language'}"
+        )
+    return AlignmentPairs.read(pairs_dir, chosen, per_lang, 0, exclude_texts, seed)

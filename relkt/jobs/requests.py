@@ -98,7 +98,7 @@ class CoverageRequest(AuditRequest):
     """Languages from pair files, LAReQA's bias analyses on the pool, or both as one report."""
 
     pairs_dir: str | None = None
-    dev_pairs: int = field(default=500, metadata=within(1))
+    dev_pairs: int = field(default=500, metadata=within(0))  # 0: none held out (a report then says so per file)
     held_out_sources: list[str] = field(default_factory=list)
     other_domain: dict[str, str] = field(default_factory=dict)  # lang -> a source scored whole as another domain
     questions_dir: str | None = None

@@ -67,7 +67,7 @@ def retrieve(
             every language and can hurt one that does not.
         batch_size: texts per encoding batch.
     """
-    from relkt.jobs.scoring_encoder import scoring_encoder  # deferred: TensorFlow
+    from relkt.analysis.scoring_encoder import scoring_encoder  # deferred: TensorFlow
     from relkt.metrics.embedding_checks import check_embeddings  # deferred: beside it
     from relkt.metrics.language_aware_ranking import LanguageAwareRanking, RankSetting  # deferred: beside it
 

@@ -22,6 +22,7 @@ on resume).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import shutil
@@ -41,17 +42,17 @@ from relkt.io import (
     OUTPUT_MARKER,
     atomic_files,
     atomic_write_text,
+    check_output_dir,
     claim_dir,
     data_paths,
     link_tree,
     read_bytes,
-    read_json,
     refuse_bad_name,
 )
-from relkt.jobs.scoring import per_question_path, write_result_pair
+from relkt.jobs.scoring import per_question_path
 from relkt.recipes.comparison import comparison, write_comparison
-from relkt.recipes.fold_scores import export_identity, rebuild_spec, score_run
-from relkt.recipes.pooled_tables import MODELS, combine_groups, paper_table, pool_results, read_scores, wall_seconds
+from relkt.recipes.fold_scores import FoldScore, length_for, rebuild_spec, score_fold
+from relkt.recipes.pooled_tables import MODELS, combine_groups, paper_table, pool_results, wall_seconds
 from relkt.recipes.setups import Setup
 
 log = logging.getLogger("relkt.crossval")
@@ -168,10 +169,10 @@ class CrossValidation:
         return Path(self.output) / f"fold{fold}"
 
     # ----- checks ------------------------------------------------------------------------------------------------
-    def claim_output(self) -> Path:
+    def claim_output(self, make: bool = True) -> Path:
         """The output folder through the write door, before anything is read or trained: new, empty or a
         cross-validation's own (its marker; or, from before relkt marked it, nothing but its folds and tables), never
-        a user's folder, another job's output or the data the stages read."""
+        a user's folder, another job's output or the data the stages read. `make`: False makes no folder."""
         refuse_bad_name(self.output)  # a name no file system holds: one line, before anything looks at it
         out = Path(self.output)
         if out.is_dir() and not (out / OUTPUT_MARKER).exists() and not out.is_symlink():
@@ -182,7 +183,7 @@ class CrossValidation:
             load_config(TeacherConfig, self.teacher_config, [*self.sets, *self.teacher_sets]),
             load_config(StudentConfig, self.student_config, [*self.sets, *self.student_sets]),
         )
-        return claim_dir(self.output, "crossval", reads=data_paths(*configs))
+        return (claim_dir if make else check_output_dir)(self.output, "crossval", reads=data_paths(*configs))
 
     def check(self) -> None:
         """Before any training, every fold's configs and every group at once: each resolves (an unknown key or a
@@ -201,11 +202,19 @@ class CrossValidation:
     # ----- the recipe --------------------------------------------------------------------------------------------
     def run(self, only_folds: Sequence[int] | None = None) -> CrossvalResult:
         """Train and score the folds (`only_folds`, default all), then pool and compare once every fold is scored."""
-        self.claim_output()
+        self.claim_output(make=False)  # the door first, then the plan's checks, then the folder made
         self.check()
+        self.claim_output()
         folds = range(self.folds) if only_folds is None else list(only_folds)
         for fold in folds:
             self.run_fold(fold)
+        for fold in folds if self.student_groups else ():  # each fold's group students as one student's scores
+            out = self.fold_dir(fold)
+            for tail in ("", "_last"):
+                parts = {g.name: out / f"student_{g.name}{tail}.json" for g in self.student_groups}
+                if all(path.exists() for path in parts.values()):
+                    combine_groups(self.student_groups, parts, out / f"student{tail}.json")
+        atomic_write_text(Path(self.output) / "wall_seconds.tsv", wall_seconds(Path(self.output)))
         result = CrossvalResult(Path(self.output), [self.fold_dir(k) for k in range(self.folds)])
         scored = {m: [self.fold_dir(k) / f"{m}.json" for k in range(self.folds)] for m in MODELS}
         if not all(p.exists() for paths in scored.values() for p in paths):
@@ -232,12 +241,21 @@ class CrossValidation:
         return result
 
     def run_fold(self, fold: int) -> None:
-        """Fold `fold`: teacher, student(s), then the three scores (each kept while the export it scored is there)."""
+        """Fold `fold`, top to bottom: its runs trained (each resumed, or kept when finished), then every score of the
+        fold in one pass (each kept while the export it scored is there)."""
+        t0 = time.perf_counter()
+        teacher = self.teacher(fold)
+        students = self.train(fold, teacher)
+        scores = self.fold_scores(fold, teacher, students)
+        score_fold(scores, self.eval_langs)
+        log.info("fold %d: done in %.0f s (this process)", fold, time.perf_counter() - t0)
+
+    def train(self, fold: int, teacher: TeacherConfig) -> dict[str, StudentConfig]:
+        """The fold's teacher (adopted from `teachers_from` when asked), then its student(s); returns the students'
+        configs by group name ("" for one student)."""
         from relkt.stages.student_trainer import StudentTrainer  # deferred: TensorFlow, only when a fold trains
         from relkt.stages.teacher_trainer import TeacherTrainer  # deferred: TensorFlow, only when a fold trains
 
-        out, t0 = self.fold_dir(fold), time.perf_counter()
-        teacher = self.teacher(fold)
         adopted = self.adopt_teacher(fold)
         try:
             TeacherTrainer.train(teacher)  # an adopted teacher is checked as on any resume, and kept
@@ -249,24 +267,32 @@ class CrossValidation:
             raise ConfigError(
                 f"teachers_from {self.teachers_from}: fold {fold}'s teacher is not this one's: {e}"
             ) from e
-        students = {g.name: self.student(fold, g) for g in self.student_groups} or {"": self.student(fold)}
+        groups: Sequence[StudentGroup | None] = self.student_groups or (None,)
+        students = {group.name if group else "": self.student(fold, group) for group in groups}
         for config in students.values():
             StudentTrainer.train(config)
-        base = teacher.encoder.spec
-        teacher_run = out / "teacher" / "config.yaml"
-        self.score(self.zero_shot_spec(teacher), teacher_run, out / "zero_shot.json")
-        self.score(rebuild_spec(base, out / "teacher" / "best"), teacher_run, out / "teacher.json")
-        for name, config in students.items():
-            run, suffix = Path(config.output_dir), f"_{name}" if name else ""
-            self.score(rebuild_spec(base, run / "best"), run / "config.yaml", out / f"student{suffix}.json")
-            self.score_last(base, run, out / f"student{suffix}.json", out / f"student{suffix}_last.json")
-        if self.student_groups:
-            for tail in ("", "_last"):
-                parts = {n: out / f"student_{n}{tail}.json" for n in students}
-                if all(path.exists() for path in parts.values()):
-                    combine_groups(self.student_groups, parts, out / f"student{tail}.json")
-        log.info("fold %d: done in %.0f s (this process)", fold, time.perf_counter() - t0)
-        atomic_write_text(Path(self.output) / "wall_seconds.tsv", wall_seconds(Path(self.output)))
+        return students
+
+    def fold_scores(self, fold: int, teacher: TeacherConfig, students: dict[str, StudentConfig]) -> list[FoldScore]:
+        """What fold `fold` scores, each on its run's own test split: the zero-shot base, the teacher, and each
+        student's `best/` and `last/` (a dev metric that stops on noise picks a model that still gained to the end:
+        docs/results/best_recipe_pieces.md, "Which export is scored"; a `last/` that is `best/` takes best's
+        scores, marked so)."""
+        out, base = self.fold_dir(fold), teacher.encoder.spec
+        zero_shot = self.zero_shot_spec(teacher)
+        scores = [FoldScore(zero_shot, out / "teacher" / "config.yaml", out / "zero_shot.json")]
+        runs = [("teacher", out / "teacher")]
+        runs += [(f"student_{name}" if name else "student", Path(c.output_dir)) for name, c in students.items()]
+        for name, run in runs:
+            for export in ("best", "last") if name != "teacher" else ("best",):
+                if export == "last" and not (run / "last").exists():
+                    log.warning("%s has no last/ (a run from before relkt kept one): only best/ is scored", run)
+                    continue
+                spec = rebuild_spec(base, run / export)
+                best_of = scores[-1] if export == "last" and scores[-1].output.stem == name else None
+                tail = "_last" if export == "last" else ""
+                scores.append(FoldScore(spec, run / "config.yaml", out / f"{name}{tail}.json", best_of))
+        return [dataclasses.replace(job, max_length=length_for(job.spec, self.max_length)) for job in scores]
 
     def zero_shot_spec(self, teacher: TeacherConfig) -> str:
         """The model scored before training: `zero_shot`, of the teacher's encoder kind, else the teacher's start."""
@@ -303,25 +329,6 @@ class CrossValidation:
                 copied += [out / path.name for path in pair]
         log.info("fold %d: teacher and its scores from %s", fold, src)
         return copied
-
-    def score(self, spec: str, run_config_path: Path, output: Path) -> None:
-        score_run(spec, run_config_path, output, self.eval_langs, self.max_length)
-
-    def score_last(self, base: str, run: Path, best_score: Path, output: Path) -> None:
-        """The student's `last/` beside its dev-selected `best/`: a dev metric that stops on noise picks a model that
-        still gained to the end (docs/results/best_recipe_pieces.md, "Which export is scored"). A `last/` that is
-        `best/` (the best step was the last) takes best's scores, marked so."""
-        last = rebuild_spec(base, run / "last")
-        if not (run / "last").exists():
-            log.warning("%s has no last/ (a run from before relkt kept one): only best/ is scored", run)
-            return
-        if export_identity(last) != export_identity(rebuild_spec(base, run / "best")):
-            self.score(last, run / "config.yaml", output)
-            return
-        results = read_json(best_score, "results JSON")
-        setup = {k: v for k, v in results["setup"].items() if k not in ("encode_seconds", "score_seconds")}
-        results["setup"] = {**setup, "same_export_as": best_score.name}
-        write_result_pair(results, read_scores(best_score), output)
 
 
 def check_groups(groups, student: StudentConfig, scored_data, eval_langs, group_config, where: str) -> None:

@@ -6,11 +6,41 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from relkt.io import read_bytes, read_json
 from relkt.jobs.pool import run_pool
-from relkt.jobs.scoring import score, write_evaluation
+from relkt.jobs.scoring import read_per_question, score, write_evaluation, write_result_pair
+
+
+@dataclass(frozen=True)
+class FoldScore:
+    """One score of a fold: `spec` on the test split of the run whose config is `run_config`, written to `output`.
+    `best_of`: for a run's `last/`, the score of its `best/`, taken over (marked so) when the two are one export."""
+
+    spec: str
+    run_config: Path
+    output: Path
+    best_of: FoldScore | None = None
+    max_length: int | None = None  # tokens a text (relkt.recipes.fold_scores.length_for)
+
+
+def score_fold(scores: Sequence[FoldScore], langs: Sequence[str] | None = None) -> None:
+    """Every score of a fold in one pass, in order (a `last/` after its `best/`)."""
+    for job in scores:
+        if job.best_of is not None and export_identity(job.spec) == export_identity(job.best_of.spec):
+            take_over(job.best_of.output, job.output)
+        else:
+            score_run(job.spec, job.run_config, job.output, langs, job.max_length)
+
+
+def take_over(best_score: Path, output: Path) -> None:
+    """`best_score`'s results written again at `output`, marked as the same export's (a `last/` that is `best/`)."""
+    results = read_json(best_score, "results JSON")
+    setup = {k: v for k, v in results["setup"].items() if k not in ("encode_seconds", "score_seconds")}
+    results["setup"] = {**setup, "same_export_as": best_score.name}
+    write_result_pair(results, read_per_question(best_score), output)
 
 
 def score_run(
@@ -20,11 +50,10 @@ def score_run(
     langs: Sequence[str] | None = None,
     max_length: int | None = None,
 ) -> None:
-    """`spec` on a run's test split (its own split, from its config.yaml). A score already written is kept while
+    """`spec` on a run's test split (its own split, from its config.yaml), at `max_length` tokens a text when given
+    (`length_for`: only a kind that takes one). A score already written is kept while
     the model it scored is the one there now (a run trained on to more epochs may have a new `best/`, a fold's
     zero-shot may now be another base; its score is then redone, never reported stale)."""
-    from relkt.encoders.encoder_kind import kind_of  # deferred: TensorFlow
-
     identity = export_identity(spec)
     if output.exists():
         scored = read_json(output, "results JSON").get("setup", {})
@@ -35,11 +64,17 @@ def score_run(
             return
         print(f"rescoring {output}: {spec} is not the model it scored")
     data = run_pool(run_config_path)
-    takes = kind_of(spec).takes_max_length  # a hub export keeps its length
-    result = score(spec, data, "test", langs, max_length=max_length if takes else None, progress=False)
+    result = score(spec, data, "test", langs, max_length=max_length, progress=False)
     result.results["setup"]["config"] = str(run_config_path)
     result.results["setup"]["export"] = identity
     write_evaluation(result, output)
+
+
+def length_for(spec: str, max_length: int | None) -> int | None:
+    """`max_length` where `spec`'s kind takes one (a hub export keeps the length it was exported with): None else."""
+    from relkt.encoders.encoder_kind import kind_of  # deferred: TensorFlow
+
+    return max_length if max_length and kind_of(spec).takes_max_length else None
 
 
 def rebuild_spec(base_spec: str, export: Path) -> str:

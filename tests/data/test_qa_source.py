@@ -136,7 +136,8 @@ def mlqa_file(folder: Path, context: str, question: str, qas: dict, title: str) 
     (folder / f"dev-context-{context}-question-{question}.json").write_text(json.dumps(doc), encoding="utf-8")
 
 
-def test_mlqa_questions_in_one_language_find_answers_in_another(tmp_path):
+def two_language_mlqa(folder: Path) -> None:
+    """MLQA's four files of two languages, two questions each, linked by id."""
     questions = {
         "en": {"a1": "How long is the river?", "a2": "Where does it flow?"},
         "de": {"a1": "Wie lang ist der Fluss?", "a2": "Wohin fließt er?"},
@@ -144,7 +145,11 @@ def test_mlqa_questions_in_one_language_find_answers_in_another(tmp_path):
     titles = {"en": "River", "de": "Fluss"}
     for c in ("en", "de"):
         for q in ("en", "de"):
-            mlqa_file(tmp_path, c, q, questions[q], titles[c])
+            mlqa_file(folder, c, q, questions[q], titles[c])
+
+
+def test_mlqa_questions_in_one_language_find_answers_in_another(tmp_path):
+    two_language_mlqa(tmp_path)
     source = QaSource.open(tmp_path)
     assert source.format == "mlqa" and source.languages() == ["de", "en"]
     pool = LareqaPool.from_source(source)
@@ -169,14 +174,7 @@ def test_a_revised_mlqa_context_is_refused_not_pooled_twice(tmp_path):
 
 
 def test_mlqa_ids_that_no_longer_link_are_refused_not_read_as_two_questions(tmp_path):
-    questions = {
-        "en": {"a1": "How long is the river?", "a2": "Where does it flow?"},
-        "de": {"a1": "Wie lang ist der Fluss?", "a2": "Wohin fließt er?"},
-    }
-    titles = {"en": "River", "de": "Fluss"}
-    for c in ("en", "de"):
-        for q in ("en", "de"):
-            mlqa_file(tmp_path, c, q, questions[q], titles[c])
+    two_language_mlqa(tmp_path)
     renamed = tmp_path / "dev-context-de-question-en.json"
     renamed.write_text(renamed.read_text(encoding="utf-8").replace('"a2"', '"a2-v2"'), encoding="utf-8")
     with pytest.raises(
