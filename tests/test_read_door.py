@@ -87,6 +87,15 @@ def test_a_config_is_read_through_the_door(tmp_path, case):
     assert str(path) in str(e.value)
 
 
+def test_a_config_whose_base_is_a_device_is_one_line_not_a_read_forever(tmp_path):
+    from relkt.config.config_io import read_config_file
+
+    path = tmp_path / "config.yaml"
+    path.write_text("base: /dev/zero\noutput_dir: runs/x\n")
+    with pytest.raises(ConfigError, match=r"/dev/zero: a device, not a regular config file"):
+        read_config_file(path)
+
+
 def test_a_setup_named_twice_is_refused(tmp_path):
     from relkt.recipes.setups import load_setups
 
