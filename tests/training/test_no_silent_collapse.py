@@ -186,7 +186,7 @@ def test_evaluate_writes_its_json_and_per_question_file_both_or_neither(tiny_dat
         str(out),
         "--no-progress",
     ]
-    monkeypatch.setattr("relkt.jobs.scoring.np.savez", fail_with(errno.ENOSPC))
+    monkeypatch.setattr("relkt.metrics.result_files.np.savez", fail_with(errno.ENOSPC))
     assert evaluate.main(args) == 1
     assert one_error_line(capsys.readouterr().err).endswith("cannot write (No space left on device)")
     assert sorted(p.name for p in out.parent.iterdir()) == []  # neither file, no temporary one
@@ -354,7 +354,7 @@ def test_ctrl_c_in_evaluation_is_one_line_exit_130(tiny_data, tmp_path, capsys, 
     def interrupt(*args, **kwargs):
         raise ctrl_c()
 
-    monkeypatch.setattr("relkt.jobs.scoring.LareqaEvaluator.compute", interrupt)
+    monkeypatch.setattr("relkt.metrics.lareqa_evaluator.LareqaEvaluator.compute", interrupt)
     out = tmp_path / "scores.json"
     assert evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data), "--output", str(out)]) == 130
     assert one_error_line(capsys.readouterr().err) == "interrupted; nothing was written"
@@ -365,7 +365,7 @@ def test_another_runtime_error_is_not_taken_for_ctrl_c(tiny_data, tmp_path, monk
     def broken(*args, **kwargs):
         raise RuntimeError("something else")
 
-    monkeypatch.setattr("relkt.jobs.scoring.LareqaEvaluator.compute", broken)
+    monkeypatch.setattr("relkt.metrics.lareqa_evaluator.LareqaEvaluator.compute", broken)
     with pytest.raises(RuntimeError, match="something else"):
         evaluate.main(["--encoder", "ngram", "--data-dir", str(tiny_data)])
 
