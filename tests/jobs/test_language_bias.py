@@ -69,9 +69,9 @@ def test_a_debiased_muse_export_reads_a_long_text_whole_as_the_scorer_does(tmp_p
     import tensorflow as tf
     import tensorflow_hub as hub
 
+    from relkt.analysis.scoring_encoder import scoring_encoder
     from relkt.encoders.export import export_encoder
     from relkt.jobs.language_bias import LanguageBiasRemoved, export_without_language_subspace
-    from relkt.analysis.scoring_encoder import scoring_encoder
     from tests.helpers.tiny_muse import tiny_muse_encoder
 
     trained = export_encoder(tiny_muse_encoder(max_length=8), tmp_path / "best")  # trained at 8 pieces

@@ -8,10 +8,10 @@ import json
 import yaml
 
 from relkt import api
+from relkt.analysis.scoring_encoder import as_relkt_export
 from relkt.config import PoolSection
 from relkt.data import sources
 from relkt.encoders.export import export_encoder
-from relkt.analysis.scoring_encoder import as_relkt_export
 from tests.helpers.runs import tiny_config
 from tests.helpers.tiny_muse import tiny_muse_encoder
 
