@@ -71,6 +71,7 @@ def test_extension_grows_embeddings_keeps_old_ids_and_uses_new_ones():
     )
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_extended_student_round_trips_through_config_keras_file_and_exports(tmp_path):
     student, ext = extend_vocabulary(tiny_bert(), ENGLISH + THAI + CHINESE)
     texts = ENGLISH + THAI + CHINESE
@@ -136,6 +137,7 @@ def test_learned_pieces_are_multi_character_deterministic_and_only_from_the_scri
     assert learn_script_pieces(tok, ENGLISH, ["Thai"], 20) == []  # no text in the script: nothing to learn
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_extension_with_pieces_reads_thai_in_fewer_tokens_and_round_trips(tmp_path):
     base = tiny_bert(max_length=32)
     texts = ENGLISH + THAI_RUNS + CHINESE

@@ -49,6 +49,7 @@ def test_a_term_needs_known_columns_and_a_weight():
         DistillationLoss(objective="q+keep_en", terms=(*TERMS, KEEP_EN))
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_the_trainer_trains_a_step_with_a_term_the_test_added(synthetic_data, tmp_path):
     teacher = export_encoder(NgramEncoder(dim=16, num_buckets=512, seed=1), tmp_path / "teacher")
     changes = {"distill.objective": "q+d+dq+keep_en", "distill.weights": {"keep_en": 2.0}, "distill.epochs": 1}

@@ -55,6 +55,7 @@ def test_student_learns_german_and_teacher_stays_bit_identical(synthetic_data, t
     assert (tmp_path / "run" / "best" / "relkt.json").exists() and (tmp_path / "run" / "teacher_targets.npz").exists()
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_student_of_another_size_gets_a_projection(synthetic_data, teacher_dir, tmp_path):
     cfg = student_config(
         tmp_path,
@@ -268,6 +269,7 @@ def test_new_rows_learning_rate_multiplier_moves_only_new_rows_faster(tmp_path):
     assert moved[20.0][0] < 3 * moved[1.0][0]
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 @pytest.mark.parametrize("negatives", ["batch", "bank"])
 def test_contrast_and_warmup_train_and_log_the_ranking_terms(synthetic_data, teacher_dir, tmp_path, negatives):
     cfg = load_config(
@@ -330,6 +332,7 @@ def test_a_truncated_teacher_target_cache_is_computed_again(tmp_path):
         assert z["targets"].shape == (2, 4)
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_muse_student_grows_its_sentencepiece_vocabulary_from_the_training_texts(tmp_path, monkeypatch):
     """student.extend_vocab on a muse student (teacher: a relkt export of a tiny muse) takes the sentencepiece path:
     the characters of the synthetic Thai the tiny model lacks become pieces, their rows follow the table's, and the
@@ -531,6 +534,7 @@ def thai_rows_trainer(tmp_path, student: dict | None = None, data_set: dict | No
     return StudentTrainer(load_config(StudentConfig, cfg)), data, teacher
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_pieces_learned_from_the_taught_languages_alone_do_not_read_the_replayed_ones(tmp_path, monkeypatch):
     """extend_vocab.learn_from: taught hands the extension the taught language's student texts and nothing else, so
     how much of the other languages is replayed cannot change the taught one's pieces; `all` hands it every text."""

@@ -15,6 +15,7 @@ from tests.helpers.runs import kill_mid_epoch, tiny_config
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path):
     cfg = tiny_config(tmp_path, synthetic_data)
     assert train_teacher.main(["--config", str(cfg)]) == 0
@@ -44,6 +45,7 @@ def test_teacher_runs_end_to_end_and_writes_everything(synthetic_data, tmp_path)
     assert [m["source"] for m in grown["mining"]] == ["bm25", "online", "online", "online"]
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_dev_selection_on_the_article_unit_reports_what_relkt_evaluate_scores(synthetic_data, tmp_path):
     from relkt.cli import evaluate
 
@@ -177,6 +179,7 @@ def test_positives_per_question_keeps_own_language_and_samples_the_rest(syntheti
         load_config(TeacherConfig, cfg, ["triplet.positives_per_question=-1"])
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_step_budget_stops_cleanly_after_an_evaluation(synthetic_data, tmp_path):
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 7})
     assert train_teacher.main(["--config", str(cfg)]) == 0

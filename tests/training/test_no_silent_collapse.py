@@ -205,6 +205,7 @@ CTRL_C = [
 ]
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 @pytest.mark.parametrize("ctrl_c", CTRL_C, ids=["KeyboardInterrupt", "pybind11"])
 def test_ctrl_c_in_training_is_one_line_exit_130_and_the_rerun_resumes(
     synthetic_data, tmp_path, capsys, monkeypatch, ctrl_c

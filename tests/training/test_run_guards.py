@@ -138,6 +138,7 @@ def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another
     assert "holds a run with other settings (teacher.spec)" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_run_copied_with_hard_links_trains_on_without_writing_into_the_original(synthetic_data, tmp_path):
     """`cp -al done copy` then more epochs in `copy` (the 4-epoch students were grown this way): every file the
     original holds keeps its bytes."""

@@ -269,6 +269,7 @@ def test_a_checkpoint_written_before_the_optimizer_was_built_resumes(tmp_path):
         unbuilt().restore()
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_the_training_log_has_the_loss_every_ten_steps_between_evaluations(synthetic_data, tmp_path):
     """curves.png once drew the loss from the evaluations alone (a short student: two points); train.jsonl and the
     curves now hold it every TRAIN_LOG_EVERY steps, with the rate, whatever eval.every_steps is."""
