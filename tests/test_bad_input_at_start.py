@@ -40,6 +40,7 @@ def test_an_export_with_a_truncated_relkt_json_is_one_line(tmp_path, synthetic_d
     assert "relkt.json: not a readable relkt export" in err and "Traceback" not in err
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_pair_file_changed_since_the_run_started_is_refused(synthetic_data, tmp_path, capsys):
     teacher = export_encoder(NgramEncoder(dim=8, num_buckets=64), tmp_path / "teacher")
     write_corpus(tmp_path / "pairs", "de", 40)

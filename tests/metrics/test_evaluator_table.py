@@ -51,6 +51,7 @@ def test_the_toy_is_in_the_table_by_its_one_registration():
     assert "toy_spread" in named_evaluators()
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_dev_evaluation_logs_it_and_can_select_on_it(synthetic_data, tmp_path):
     changes = {"eval.evaluators": ["toy_spread"], "eval.primary_metric": "toy_spread/spread", "mining.online_epochs": 0}
     cfg = tiny_config(tmp_path, synthetic_data, **changes)

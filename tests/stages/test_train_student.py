@@ -490,6 +490,7 @@ def test_length_chunks_are_refused_where_they_cannot_work(synthetic_data, teache
             with_overrides(cfg, [f"distill.length_chunks={bad}"])
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_corpus_run_resumes_and_trains_on(synthetic_data, teacher_dir, tmp_path):
     write_corpus(tmp_path / "corpus", "de", 30)
     changes = {

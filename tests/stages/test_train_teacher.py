@@ -249,6 +249,7 @@ def pair_files_from(data_dir, folder, lang="de"):
     return folder
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_the_alignment_task_never_reads_a_test_text_and_its_dev_metric_reads_every_language(synthetic_data, tmp_path):
     from relkt.config import TeacherConfig, load_config
     from relkt.data.selection import load_split

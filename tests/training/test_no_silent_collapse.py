@@ -137,6 +137,7 @@ def fail_with(error_number: int):
     return fail
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_full_disk_at_a_checkpoint_ends_the_run_with_one_line_and_a_rerun_finishes(
     synthetic_data, tmp_path, capsys, monkeypatch
 ):

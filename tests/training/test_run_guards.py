@@ -45,6 +45,7 @@ def test_resume_refuses_other_data_naming_the_file(synthetic_data, tmp_path, cap
     assert "was trained on other inputs (data/de.json:" in err and "data/en.json" in err
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_resume_refuses_a_changed_more_qa_file(synthetic_data, tmp_path, capsys):
     from tests.helpers.data import other_articles
 
@@ -116,6 +117,7 @@ def test_smoke_shrinks_but_an_explicit_set_wins(synthetic_data, tmp_path):
     assert config.smoke and config.triplet.batch_size == 12 and config.eval.every_steps <= 5
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_a_student_resumes_with_its_teacher_at_another_path_but_not_with_another_teacher(
     synthetic_data, tmp_path, capsys
 ):
