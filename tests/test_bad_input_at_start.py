@@ -63,6 +63,7 @@ def test_a_pair_file_changed_since_the_run_started_is_refused(synthetic_data, tm
     assert "was trained on other inputs (pairs/pairs/de.tsv:" in err
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 @pytest.mark.parametrize("recorded", ["hashed", "none"])
 def test_a_run_whose_pairs_were_held_out_by_hashed_lines_is_not_resumed(synthetic_data, tmp_path, capsys, recorded):
     # An older relkt held out hashed lines and recorded the pair file without a rule ("hashed"), or recorded no pair

@@ -197,6 +197,7 @@ def test_student_with_vocabulary_extension_reads_a_spaceless_script(tmp_path):
         StudentTrainer(load_config(StudentConfig, bad))
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_eval_at_start_records_the_starting_point(synthetic_data, teacher_dir, tmp_path):
     from relkt.data.selection import dev_pool
     from relkt.metrics import LareqaEvaluator

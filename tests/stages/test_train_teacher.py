@@ -105,6 +105,7 @@ def test_lr_halves_on_plateau_and_early_stop_ends_cleanly(synthetic_data, tmp_pa
     assert rates[1] == rates[0] and rates[2] == pytest.approx(rates[0] / 2)
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_four_evaluations_an_epoch_as_the_reference_teacher_script(synthetic_data, tmp_path):
     """eval.per_epoch 4 on one BM25 epoch of 84 triplets = 21 steps of 4: every 21 // 4 = 5 steps from the first, at
     most 4 (batches 0, 5, 10, 15; not 20), i.e. after steps 1, 6, 11, 16, then the final evaluation at step 21."""

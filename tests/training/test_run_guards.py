@@ -29,6 +29,7 @@ def test_a_diverging_run_stops_with_an_error_and_never_exports_nan(synthetic_dat
     assert all(np.isfinite(v.numpy()).all() for v in saved.variables)
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_resume_refuses_other_data_naming_the_file(synthetic_data, tmp_path, capsys):
     from tests.helpers.data import make_synthetic_lareqa
 
@@ -61,6 +62,7 @@ def test_resume_refuses_a_changed_more_qa_file(synthetic_data, tmp_path, capsys)
     assert "was trained on other inputs (more_qa/0/en.json:" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # end to end: trains (the default suite stays under 10 min)
 def test_bad_values_fail_at_load_and_a_config_that_trained_nothing_can_be_corrected(synthetic_data, tmp_path, capsys):
     cfg = tiny_config(tmp_path, synthetic_data, **{"schedule.max_steps": 2})
     assert train_teacher.main(["--config", str(cfg), "--set", "eval.primary_metric=lareqa/nDCG"]) == 2
