@@ -162,18 +162,18 @@ def score(
             claim_file(path, is_result_file, "results JSON", reads=data_paths(settings))
             claim_file(per_question_path(path), is_per_question_file, "per-question file", reads=data_paths(settings))
     options = PoolScoreOptions(
-        settings,
-        max_length,
-        batch_size,
-        progress,
-        language_pairs and str(language_pairs),
-        remove_language_subspace,
-        remove_language_means,
-        answer_context,
-        tuple(evaluators),
-        rank_adjust,
-        corpus_dir and str(corpus_dir),
-        corpus_dev_pairs,
+        settings=settings,
+        max_length=max_length,
+        batch_size=batch_size,
+        progress=progress,
+        language_pairs=language_pairs and str(language_pairs),
+        remove_language_subspace=remove_language_subspace,
+        remove_language_means=remove_language_means,
+        answer_context=answer_context,
+        evaluators=tuple(evaluators),
+        rank_adjust=rank_adjust,
+        corpus_dir=corpus_dir and str(corpus_dir),
+        corpus_dev_pairs=corpus_dev_pairs,
     )
     result = score_pool(encoder, scored, options)
     if output is not None:
