@@ -284,14 +284,16 @@ class CrossValidation:
         runs = [("teacher", out / "teacher")]
         runs += [(f"student_{name}" if name else "student", Path(c.output_dir)) for name, c in students.items()]
         for name, run in runs:
-            for export in ("best", "last") if name != "teacher" else ("best",):
-                if export == "last" and not (run / "last").exists():
-                    log.warning("%s has no last/ (a run from before relkt kept one): only best/ is scored", run)
-                    continue
-                spec = rebuild_spec(base, run / export)
-                best_of = scores[-1] if export == "last" and scores[-1].output.stem == name else None
-                tail = "_last" if export == "last" else ""
-                scores.append(FoldScore(spec, run / "config.yaml", out / f"{name}{tail}.json", best_of))
+            exports = {"best": f"{name}.json"}
+            if name != "teacher" and (run / "last").exists():
+                exports["last"] = f"{name}_last.json"
+            elif name != "teacher":
+                log.warning("%s has no last/ (a run from before relkt kept one): only best/ is scored", run)
+            best = None  # a last/ that is best/ takes best's scores
+            for export, scored in exports.items():
+                job = FoldScore(rebuild_spec(base, run / export), run / "config.yaml", out / scored, best_of=best)
+                scores.append(job)
+                best = best or job
         return [dataclasses.replace(job, max_length=length_for(job.spec, self.max_length)) for job in scores]
 
     def zero_shot_spec(self, teacher: TeacherConfig) -> str:
