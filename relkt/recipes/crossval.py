@@ -31,8 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from relkt.config import StudentConfig, TeacherConfig, load_config, run_config
 from relkt.config.student_groups import StudentGroup, group_of_language
 from relkt.data.parallel_corpus import pair_languages
@@ -47,6 +45,7 @@ from relkt.io import (
     data_paths,
     link_tree,
     read_bytes,
+    read_npz,
     refuse_bad_name,
 )
 from relkt.jobs.scoring import per_question_path
@@ -235,9 +234,8 @@ class CrossValidation:
             write_comparison(out / name, comparison(pooled, against, "article"))
             result.tables[name] = out / name
         result.tables["paper_table.md"] = paper_table(out)
-        with np.load(per_question_path(out / "student.json")) as z:
-            if "xx_en_scored_article_hit1" in z.files:
-                result.tables["paper_table_scored_article.md"] = paper_table(out, unit="scored_article")
+        if "xx_en_scored_article_hit1" in read_npz(per_question_path(out / "student.json"), "per-question file"):
+            result.tables["paper_table_scored_article.md"] = paper_table(out, unit="scored_article")
         return result
 
     def run_fold(self, fold: int) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 from relkt.analysis import mcnemar
 from relkt.config.student_groups import StudentGroup, group_of_language
 from relkt.errors import ConfigError
-from relkt.io import atomic_write_json, atomic_write_npz, atomic_write_text, read_json, read_yaml
+from relkt.io import atomic_write_json, atomic_write_npz, atomic_write_text, read_json, read_npz, read_yaml
 from relkt.jobs.scoring import per_question_path, read_per_question
 from relkt.metrics.per_question_scores import concatenate_scores, scores_by_language, summarise_scores
 
@@ -98,10 +98,10 @@ def paper_table(out: Path, paper_file: Path = PAPER_FILE, unit: str = "article")
     hit = f"xx_en_{unit}_hit1"
     pq = {}
     for m in MODELS:
-        with np.load(per_question_path(out / f"{m}.json")) as z:
-            order = np.lexsort((z["qas_id"].astype(str), z["lang"].astype(str)))
-            pq[m] = {k: z[k][order] for k in ("qas_id", "lang", "AP")}
-            pq[m]["hit"] = z[hit][order]
+        z = read_npz(per_question_path(out / f"{m}.json"), "per-question file")
+        order = np.lexsort((z["qas_id"].astype(str), z["lang"].astype(str)))
+        pq[m] = {k: z[k][order] for k in ("qas_id", "lang", "AP")}
+        pq[m]["hit"] = z[hit][order]
     if any(not np.array_equal(pq[m]["qas_id"], pq["zero_shot"]["qas_id"]) for m in MODELS):
         raise ConfigError(f"{out}: the pooled models do not hold the same questions")
     langs = [x for x in paper["muse_small"] if x in set(pq["zero_shot"]["lang"].tolist())]

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from relkt.encoders.sentence_encoder import weights_digest
-from relkt.errors import NonFiniteError
-from relkt.io import atomic_write_npz
+from relkt.errors import DataError, NonFiniteError
+from relkt.io import atomic_write_npz, read_npz
 
 log = logging.getLogger("relkt.training")
 
@@ -21,12 +20,12 @@ def teacher_targets(teacher, texts: list[str], cache: Path, batch_size: int) -> 
     key = hashlib.sha256(("\x00".join(texts) + weights_digest(teacher)).encode()).hexdigest()
     if cache.exists():
         try:
-            with np.load(cache) as z:
-                if str(z["key"]) == key and np.isfinite(z["targets"]).all():
-                    log.info("teacher targets: reusing %s", cache)
-                    return z["targets"]
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:  # truncated or damaged: recompute
-            log.warning("teacher targets: %s cannot be read (%s: %s); computing them again", cache, type(e).__name__, e)
+            z = read_npz(cache, "teacher targets cache")
+            if str(z["key"]) == key and np.isfinite(z["targets"]).all():
+                log.info("teacher targets: reusing %s", cache)
+                return z["targets"]
+        except (DataError, KeyError) as e:  # truncated or damaged: recompute
+            log.warning("teacher targets: %s cannot be read (%s); computing them again", cache, e)
     targets = teacher.encode(texts, batch_size=batch_size, progress="teacher targets")
     if not np.isfinite(targets).all():
         raise NonFiniteError(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,11 +13,11 @@ from pathlib import Path
 import numpy as np
 
 from relkt.errors import CheckpointError
-from relkt.io import fsync_tree, read_json, recover_dir, replace_dir, write_errors
+from relkt.io import fsync_tree, read_json, read_npz, recover_dir, replace_dir, write_errors
 
 log = logging.getLogger("relkt.training")
 
-_UNREADABLE = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile)
+_UNREADABLE = (CheckpointError, OSError, ValueError, KeyError)  # the read door says CheckpointError
 
 
 @dataclass
@@ -108,7 +107,6 @@ class Checkpointer:
 
     @staticmethod
     def _read(ckpt: Path) -> tuple[dict, dict[str, np.ndarray]]:
-        state = read_json(ckpt / "state.json", "checkpoint state")
-        with np.load(ckpt / "arrays.npz") as z:
-            arrays = {k: z[k] for k in z.files}
+        state = read_json(ckpt / "state.json", "checkpoint state", CheckpointError)
+        arrays = read_npz(ckpt / "arrays.npz", "checkpoint's arrays", CheckpointError)
         return state, arrays
