@@ -537,12 +537,21 @@ def read_bytes(
 def read_npz(path: str | Path, what: str = "arrays file", error: type[RelktError] = DataError) -> dict[str, np.ndarray]:
     """Every array of the regular `.npz` file `path`, read whole (no pickled objects); one error naming it when it is
     not one (missing, a FIFO, truncated, not a zip, an object array)."""
+    return _npz(path, what, error, keys_only=False)
+
+
+def npz_keys(path: str | Path, what: str = "arrays file", error: type[RelktError] = DataError) -> list[str]:
+    """The array names of the regular `.npz` file `path`, its arrays left unread; errors as `read_npz`'s."""
+    return _npz(path, what, error, keys_only=True)
+
+
+def _npz(path: str | Path, what: str, error: type[RelktError], keys_only: bool):
     import zipfile  # deferred: only this door needs it
 
     path = regular_file(path, what, error)
     try:
         with np.load(path, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
+            return list(z.files) if keys_only else {k: z[k] for k in z.files}
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
         reason = os_reason(e) if isinstance(e, OSError) else f"{type(e).__name__}: {e}"
         raise error(f"{path}: not a {what} ({reason})") from None

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from relkt.errors import DataError
-from relkt.io import atomic_files, claim_file, json_keys, json_text, read_json, read_npz
+from relkt.io import atomic_files, claim_file, json_keys, json_text, npz_keys, read_json, read_npz
 from relkt.metrics.evaluation import Evaluation
 
 PAIR_KEY = "per_question_key"  # one random key in the results JSON and its .per_question.npz: the two belong together
@@ -39,7 +39,7 @@ def is_result_file(path: Path) -> bool:
 def is_per_question_file(path: Path) -> bool:
     """Whether `path` holds per-question scores relkt wrote (an npz carrying the pair key)."""
     try:
-        return PAIR_KEY in read_npz(path, "per-question file")
+        return PAIR_KEY in npz_keys(path, "per-question file")
     except DataError:
         return False
 

@@ -44,8 +44,8 @@ from relkt.io import (
     claim_dir,
     data_paths,
     link_tree,
+    npz_keys,
     read_bytes,
-    read_npz,
     refuse_bad_name,
 )
 from relkt.jobs.scoring import per_question_path
@@ -234,7 +234,7 @@ class CrossValidation:
             write_comparison(out / name, comparison(pooled, against, "article"))
             result.tables[name] = out / name
         result.tables["paper_table.md"] = paper_table(out)
-        if "xx_en_scored_article_hit1" in read_npz(per_question_path(out / "student.json"), "per-question file"):
+        if "xx_en_scored_article_hit1" in npz_keys(per_question_path(out / "student.json"), "per-question file"):
             result.tables["paper_table_scored_article.md"] = paper_table(out, unit="scored_article")
         return result
 
