@@ -226,11 +226,21 @@ RUN_FINGERPRINTS = "fingerprints.json"  # a run folder's data fingerprints (relk
 _TMP = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def refuse_bad_name(path: str | Path) -> None:
-    """A WriteError for a path no file system holds: a NUL byte, or a name longer than the file system takes."""
+    """A WriteError for a path no file system holds (a NUL byte, a name longer than the file system takes) or one that
+    breaks every line that names it (a newline, a tab or another control character)."""
     text = os.fspath(path)
     if "\x00" in text:
         raise WriteError(f"{text!r}: holds a NUL byte, which no file name can; name another")
+    control = _CONTROL.search(text)
+    if control:
+        raise WriteError(
+            f"{text!r}: holds the control character {control.group()!r} (U+{ord(control.group()):04X}), which would "
+            "break every line that names the file; name another"
+        )
     for part in Path(text).parts:
         if len(os.fsencode(part)) > 255:
             raise WriteError(f"{text}: a name of {len(os.fsencode(part))} bytes; a file system takes 255")
@@ -257,8 +267,22 @@ DATA_FIELDS = frozenset(
 )
 
 
+# fields naming an encoder spec (`muse:DIR`, `hub:DIR`, `bert:DIR`): the folder after the colon is read too
+MODEL_FIELDS = frozenset({"spec", "encoder", "encoders", "teacher", "student", "base"})
+
+
+def model_path(spec: object) -> Path | None:
+    """The model folder an encoder spec reads (`hub:model` -> model); None for a spec without one (`muse`, `ngram`) or
+    a URL."""
+    if not isinstance(spec, str) or ":" not in spec:
+        return None
+    arg = spec.partition(":")[2]
+    return Path(arg).expanduser() if arg and "://" not in arg else None
+
+
 def data_paths(*objs: object) -> list[Path]:
-    """Every data path the dataclasses `objs` (and the dataclasses inside them) name in a DATA_FIELDS field."""
+    """Every path the dataclasses `objs` (and the dataclasses inside them) read: data in a DATA_FIELDS field, model
+    folders in a MODEL_FIELDS field's encoder specs."""
     out, stack = [], list(objs)
     while stack:
         obj = stack.pop()
@@ -271,6 +295,9 @@ def data_paths(*objs: object) -> list[Path]:
             elif f.name in DATA_FIELDS and value:
                 values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
                 out += [Path(v).expanduser() for v in values if isinstance(v, (str, os.PathLike)) and str(v)]
+            elif f.name in MODEL_FIELDS and value:
+                specs = value.values() if isinstance(value, dict) else [value] if isinstance(value, str) else []
+                out += [path for path in map(model_path, specs) if path is not None]
     return out
 
 
@@ -285,7 +312,7 @@ def refuse_writing_into(path: str | Path, reads: Sequence[str | Path] = ()) -> N
             continue
         source = source.resolve()
         if target == source or source in target.parents or target in source.parents:
-            raise WriteError(f"{path}: inside or over {read}, data this command reads; write elsewhere")
+            raise WriteError(f"{path}: inside or over {read}, which this command reads; write elsewhere")
 
 
 def refuse_links(path: str | Path, below: str | Path | None = None) -> None:

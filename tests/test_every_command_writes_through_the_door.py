@@ -119,8 +119,16 @@ def _config(world: World, stage: str, dest: str) -> list[str]:
 CASES: dict[str, Case] = {
     "train-teacher": Case("folder", lambda w, d: _config(w, "teacher", d)),
     "train-student": Case("folder", lambda w, d: _config(w, "student", d), model=lambda w: w.teacher),
-    "evaluate": Case("file", lambda w, d: ["--encoder", "ngram", "--data-dir", str(w.data), "--output", d]),
-    "coverage": Case("folder", lambda w, d: ["--encoder", "a=ngram", "--data-dir", str(w.data), "--output", d]),
+    "evaluate": Case(
+        "file",
+        lambda w, d: ["--encoder", f"muse:{w.student}", "--data-dir", str(w.data), "--output", d],
+        model=lambda w: w.student,
+    ),
+    "coverage": Case(
+        "folder",
+        lambda w, d: ["--encoder", f"a=muse:{w.student}", "--data-dir", str(w.data), "--output", d],
+        model=lambda w: w.student,
+    ),
     "teach": Case(
         "folder",
         lambda w, d: [
@@ -250,7 +258,10 @@ def _hostile(world: World, name: str, case: Case) -> dict[str, str]:
         "a FIFO": r / "fifo",
         "a link": r / "link",
         "a 300-character name": r / ("x" * 300),
+        "a newline in the name": r / "new\nline",
     }
+    if case.model:
+        places["inside the model it reads"] = case.model(world) / ("res.json" if case.kind == "file" else "out")
     out = {name: str(path) for name, path in places.items()}
     if case.kind == "file":
         out["a trailing slash"] = str(r / "new-folder") + "/"

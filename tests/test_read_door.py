@@ -166,3 +166,29 @@ def test_an_arrays_file_is_read_through_the_door(tmp_path, case):
     assert not is_per_question_file(path)
     with pytest.raises(DataError, match=str(path)):
         read_per_question(tmp_path / "r.json")
+
+
+@pytest.mark.parametrize("field", ["question", "context"])
+def test_a_control_character_in_a_text_is_a_damaged_file(tmp_path, field):
+    """A NUL inside a question or a context (a bad conversion) is refused naming the field, never encoded; in a pair
+    file the line is a bad row, counted with the others before any model loads."""
+    from relkt.data.parallel_corpus import read_parallel_tsv
+    from relkt.data.squad_reader import read_squad_file
+    from tests.helpers.data import squad_json, write_corpus
+
+    doc = squad_json("en")
+    paragraph = doc["data"][0]["paragraphs"][0]
+    if field == "question":
+        paragraph["qas"][0]["question"] = "Where\x00 is it?"
+    else:
+        paragraph["context"] = paragraph["context"][:3] + "\x07" + paragraph["context"][4:]
+    path = tmp_path / "en.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    where = r"data\[0\]\.paragraphs\[0\]\.(qas\[0\]\.)?"
+    with pytest.raises(DataError, match=rf"en\.json: {where}{field}: holds a control"):
+        read_squad_file(path, "en")
+    write_corpus(tmp_path / "pairs", "de", 40)
+    pairs = tmp_path / "pairs" / "de.tsv"
+    pairs.write_text(pairs.read_text().replace("die Zahl 3 ist", "die\x00Zahl 3 ist"))
+    corpus = read_parallel_tsv(pairs, "de", max_bad_share=0.5)
+    assert len(corpus.bad_rows) == 1 and "de.tsv:5: holds a control character (U+0000" in corpus.bad_rows[0]

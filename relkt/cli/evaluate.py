@@ -20,7 +20,7 @@ from relkt.cli.pool_flags import add_pool_arguments, pool_fields
 from relkt.cli.types import non_negative_int, positive_int, writable_file, xx_en_units
 from relkt.config.student_config import StudentDataSection
 from relkt.data.english_answer_units import SCORING_MAX_LENGTH, UNITS
-from relkt.io import claim_file, data_paths
+from relkt.io import claim_file, data_paths, model_path
 from relkt.jobs.pool import pool_settings
 from relkt.jobs.requests import PoolRequest
 from relkt.jobs.scoring import (
@@ -197,7 +197,7 @@ def run(args) -> int:
     if args.split == "test":
         sources += [replace(settings, test_dir=path, test_format="auto", more_test=[]) for path in settings.more_test]
     outputs = [args.output] + [more_output(args.output, each.test_dir) if args.output else None for each in sources[1:]]
-    reads = data_paths(settings)
+    reads = data_paths(settings) + [path for path in [model_path(args.encoder)] if path is not None]
     for i, output in enumerate(outputs):
         if output:  # every output checked before the first encoding: a new file, or results relkt wrote
             if i:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
-from relkt.data.text import has_visible_text, is_lang_code, normal_lang, normal_text
+from relkt.data.text import control_character, has_visible_text, is_lang_code, normal_lang, normal_text
 from relkt.errors import DataError
 from relkt.io import parse_json, read_bytes
 
@@ -45,6 +45,8 @@ def _record_errors(path: Path, number: int, record: object) -> list[str]:
                 f"{path}:{number}.{key}: expected a non-empty string (more than whitespace or invisible marks), "
                 f"got {record[key]!r}"
             )
+        elif control_character(record[key]):
+            errors.append(f"{path}:{number}.{key}: holds a control character ({control_character(record[key])})")
     if errors:
         return errors
     record["lang"] = normal_lang(record["lang"])  # `EN` beside `en` is one language, not a second one

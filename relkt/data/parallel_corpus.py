@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from relkt.data.text import has_visible_text, normal_text
+from relkt.data.text import control_character, has_visible_text, normal_text
 from relkt.errors import DataError
 from relkt.io import regular_file
 
@@ -208,6 +208,10 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
             rows += 1
             if len(cells) != width:
                 corpus.bad_rows.append(f"{path}:{number}: {len(cells)} columns, expected {width} ({', '.join(names)})")
+                continue
+            control = next(filter(None, map(control_character, cells)), None)
+            if control:
+                corpus.bad_rows.append(f"{path}:{number}: holds a control character ({control}); the line is damaged")
                 continue
             cells = [normal_text(c) for c in cells]
             source, en, xx = cells[at.get("source", at.get("id"))], cells[at["en"]], cells[at["xx"]]

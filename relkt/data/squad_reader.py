@@ -11,7 +11,7 @@ from pathlib import Path
 
 from relkt.data.records import Candidate, LanguageData, Question
 from relkt.data.sentence_splitter import split_sentences
-from relkt.data.text import has_visible_text, normal_text
+from relkt.data.text import control_character, has_visible_text, normal_text
 from relkt.errors import DataError
 from relkt.io import read_json
 
@@ -66,11 +66,15 @@ def _is_int(x: object) -> bool:
 
 
 def _utf8(text: str, path: Path, where: str) -> str:
-    """`text`, refused when it holds a lone surrogate (JSON's "\\ud800" escape): not a character any encoder reads."""
+    """`text`, refused when it holds a lone surrogate (JSON's "\\ud800" escape) or a control character no language
+    writes (a NUL): neither is a character any encoder reads."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise DataError(f"{path}: {where}: holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape)") from None
+    control = control_character(text)
+    if control:
+        raise DataError(f"{path}: {where}: holds a control character ({control}); the file is damaged")
     return text
 
 

@@ -18,6 +18,17 @@ _INVISIBLE = re.compile(
 )
 
 
+# Control characters no language writes (C0 but tab, newline and carriage return; DEL): a text holding one is a
+# damaged file (a NUL from a bad conversion), never something to encode. None of the shipped data holds one.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def control_character(text: str) -> str | None:
+    """The first control character of `text` no language writes, as `U+0000 at 5`; None when it has none."""
+    found = _CONTROL.search(text)
+    return f"U+{ord(found.group()):04X} at {found.start()}" if found else None
+
+
 def has_visible_text(text: str) -> bool:
     """Whether `text` holds anything a reader sees: not empty, not only whitespace and invisible marks (U+200B ...)."""
     return not _INVISIBLE.fullmatch(text)

@@ -24,7 +24,7 @@ from relkt.data.english_answer_units import UNITS
 from relkt.data.scored_pool import read_scored_pool
 from relkt.data.text import is_lang_code
 from relkt.errors import ConfigError
-from relkt.io import RUN_MARKER, atomic_write_text, claim_file, data_paths, live_run_holding, read_json
+from relkt.io import RUN_MARKER, atomic_write_text, claim_file, data_paths, live_run_holding, model_path, read_json
 from relkt.metrics.evaluation import Evaluation, per_question_arrays, rank_choice_line
 from relkt.metrics.evaluator import TextEncoder, named_evaluators
 from relkt.metrics.result_files import (
@@ -158,9 +158,10 @@ def score(
     )
     log.info("pool: %s", scored.described)
     if output is not None:  # the name as given ('x/' is a folder's)
+        reads = data_paths(settings) + [path for path in [model_path(encoder)] if path is not None]
         for path in [output] + ([adjusted_path(output)] if rank_adjust != "none" else []):
-            claim_file(path, is_result_file, "results JSON", reads=data_paths(settings))
-            claim_file(per_question_path(path), is_per_question_file, "per-question file", reads=data_paths(settings))
+            claim_file(path, is_result_file, "results JSON", reads=reads)
+            claim_file(per_question_path(path), is_per_question_file, "per-question file", reads=reads)
     options = PoolScoreOptions(
         settings=settings,
         max_length=max_length,
