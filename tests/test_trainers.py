@@ -526,3 +526,40 @@ def test_split_gain_sets_a_result_against_another_splits_figures(tmp_path, capsy
     row = f"| el | 80.0 (10) | 60.0 | +20.0 | [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}] |"
     assert row in capsys.readouterr().out
     assert split_gain.main([str(result), "--against", "hi=5", "--against-n", "20"]) == 2
+
+
+@pytest.mark.parametrize("damage", ["truncated", "fifo"])
+def test_compare_refuses_a_damaged_per_question_file(tmp_path, capsys, damage):
+    """A per-question file that is missing is noted (older results); one that is there but damaged (cut off, a FIFO)
+    is one error naming it, never a comparison that quietly drops its significance."""
+    import os
+
+    import numpy as np
+
+    results = {"lareqa": {"mAP": 0.5, "per_language": {"en": {"mAP": 0.5}}}, "xx_en": {"en": {"P@1": 0.5}}}
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(results))
+        np.savez(
+            tmp_path / f"{name}.per_question.npz",
+            qas_id=np.array(["q1", "q2"]),
+            lang=np.array(["en", "en"]),
+            AP=np.ones(2),
+            xx_en_hit1=np.ones(2),
+        )
+    npz = tmp_path / "b.per_question.npz"
+    if damage == "truncated":
+        npz.write_bytes(npz.read_bytes()[:60])
+    else:
+        npz.unlink()
+        os.mkfifo(npz)
+    assert trainer_script("compare").main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 2
+    err = capsys.readouterr().err
+    assert str(npz) in err and "Traceback" not in err
+
+
+def test_compare_flags_take_numbers_in_range(capsys):
+    for flags in (["--bootstrap", "0"], ["--bootstrap", "1000000000"], ["--seed", "-1"]):
+        with pytest.raises(SystemExit) as e:
+            trainer_script("compare").main(["a.json", "b.json", *flags])
+        assert e.value.code == 2
+        assert flags[0] in capsys.readouterr().err

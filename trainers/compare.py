@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from relkt.cli.common import Parser, shown
+from relkt.cli.types import int_in, seed_int
 from relkt.errors import DataError, WriteError
 from relkt.io import claim_file
 from relkt.jobs.record import is_record_file
@@ -38,8 +39,10 @@ def parse_args(argv: Sequence[str] | None):
         default="previous",
         help="significance of each run against the run before it, or against the first",
     )
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the mAP CI (default: 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: 0)")
+    p.add_argument(
+        "--bootstrap", type=int_in(1, 10_000), default=1000, help="bootstrap resamples for the mAP CI (default: 1000)"
+    )
+    p.add_argument("--seed", type=seed_int, default=0, help="seed of the bootstrap (default: 0)")
     p.add_argument(
         "--xx-en-unit",
         choices=UNITS,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from relkt.cli.common import Parser, run_cli
-from relkt.cli.types import language_list
+from relkt.cli.types import language_list, positive_int
 from relkt.recipes.crossval import MODELS, CrossValidation
 from relkt.recipes.setups import get_setup
 
@@ -31,7 +31,9 @@ def parse_args(argv: Sequence[str] | None):
         default=None,
         help="a crossval setup of configs/setups.yaml: its folds and configs (relkt reproduce --list)",
     )
-    p.add_argument("--folds", type=int, default=None, help="number of article folds (default: the setup's, else 5)")
+    p.add_argument(
+        "--folds", type=positive_int, default=None, help="number of article folds (default: the setup's, else 5)"
+    )
     p.add_argument(
         "--only-folds",
         default=None,
@@ -89,7 +91,7 @@ def parse_args(argv: Sequence[str] | None):
     p.add_argument("--smoke", action="store_true", help="shrink both stages (each trainer's --smoke)")
     p.add_argument(
         "--max-length",
-        type=int,
+        type=positive_int,
         default=None,
         help="tokens per text when scoring (default: relkt evaluate's: "
         "whole articles for muse, the encoder's own limit for BERT)",

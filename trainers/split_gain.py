@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from relkt.analysis import proportion_difference
 from relkt.cli.common import Parser
+from relkt.cli.types import positive_int
 
 
 def parse_args(argv: Sequence[str] | None):
@@ -24,7 +25,7 @@ def parse_args(argv: Sequence[str] | None):
     p.add_argument("result", help="a relkt evaluate results JSON (or a pooled / combined one)")
     p.add_argument("--unit", default="article", help="its XX->EN unit: article, scored_article ... (default: article)")
     p.add_argument("--against", required=True, help="LANG=P@1 (in %%), comma-separated: the other split's figures")
-    p.add_argument("--against-n", type=int, required=True, help="questions a language behind those figures")
+    p.add_argument("--against-n", type=positive_int, required=True, help="questions a language behind those figures")
     return p.parse_args(argv)
 
 

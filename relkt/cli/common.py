@@ -31,6 +31,16 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists every flag)\n")
 
+    def add_argument(self, *args, **kwargs):
+        """argparse's, refusing a bare `int` or `float` type: every number a flag takes has a range
+        (relkt.cli.types), so `--bootstrap 0` or `--seed -5` is one usage line, never a traceback later."""
+        if kwargs.get("type") in (int, float):
+            raise TypeError(
+                f"{self.prog} {args[0] if args else ''}: a bare {kwargs['type'].__name__} flag; give it a ranged type "
+                "from relkt.cli.types (positive_int, non_negative_int, seed_int, int_in, non_negative_float)"
+            )
+        return super().add_argument(*args, **kwargs)
+
 
 def run_cli(
     body: Callable[[], int],

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from relkt.cli.common import Parser, add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
-from relkt.cli.types import comma_list, lang_sources, named_specs, positive_int
+from relkt.cli.types import comma_list, lang_sources, named_specs, positive_int, seed_int
 from relkt.config.student_config import StudentDataSection
 from relkt.jobs.audit import TEXTS
 from relkt.jobs.coverage import run
@@ -77,7 +77,7 @@ def build_parser(prog: str = "relkt coverage") -> argparse.ArgumentParser:
     )
     p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the bootstrap, probe and remove-one-target draws (default: 0)"
+        "--seed", type=seed_int, default=0, help="seed of the bootstrap, probe and remove-one-target draws (default: 0)"
     )
     p.add_argument("--output", default="reports/coverage", help="report folder (default: reports/coverage)")
     add_trust_flag(p)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from relkt.cli.common import Parser, add_trust_flag, run_cli, shown
 from relkt.cli.pool_flags import add_pool_arguments
-from relkt.cli.types import positive_int, xx_en_units
+from relkt.cli.types import non_negative_int, positive_int, seed_int, xx_en_units
 from relkt.jobs.interpolate import interpolate
 from relkt.jobs.requests import InterpolateRequest
 
@@ -79,9 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_pool_arguments(p, split="dev", langs=False)
     p.add_argument(
-        "--max-questions", type=int, default=0, help="dev questions to score (default: 0 = all; else a seeded sample)"
+        "--max-questions",
+        type=non_negative_int,
+        default=0,
+        help="dev questions to score (default: 0 = all; else a seeded sample)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of that sample (default: 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="seed of that sample (default: 0)")
     p.add_argument("--batch-size", type=positive_int, default=128, help="texts per encoding batch (default: 128)")
     add_trust_flag(p)
     return p

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from relkt.cli.types import language_list, split_fractions
+from relkt.cli.types import language_list, non_negative_int, seed_int, split_fractions
 from relkt.config import PoolSection
 from relkt.data.qa_format import format_names
 from relkt.data.sources import ENV_VAR
@@ -52,7 +52,7 @@ def add_pool_arguments(
     )
     p.add_argument(
         "--split-seed",
-        type=int,
+        type=seed_int,
         default=None,
         help=f"seed of the article split (default: {_POOL.split_seed}, or the --config run's)",
     )
@@ -72,13 +72,13 @@ def add_pool_arguments(
     )
     p.add_argument(
         "--folds",
-        type=int,
+        type=non_negative_int,
         default=None,
         help="k-fold split: K folds of the shuffled units (default: 0, none, or the --config run's)",
     )
     p.add_argument(
         "--fold",
-        type=int,
+        type=non_negative_int,
         default=None,
         help="with --folds: the fold scored as test (default: 0, or the --config run's)",
     )

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from relkt.cli.common import Parser, run_cli, shown
+from relkt.cli.types import non_negative_float
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="the model's name in the setup (zero_shot, teacher, student ...)")
     p.add_argument("--pool", required=True, help="the pool's name (xquad-r, xquad-r-eight, mlqa-r, test ...)")
     p.add_argument("--chapter", required=True, help="the docs page that reads the record (docs/results/NAME.md)")
-    p.add_argument("--train-seconds", type=float, default=None, help="the model's training time, when known")
+    p.add_argument(
+        "--train-seconds", type=non_negative_float, default=None, help="the model's training time, when known"
+    )
     p.add_argument(
         "--output",
         default=None,

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from relkt import api
 from relkt.cli.common import Parser, run_cli
+from relkt.cli.types import seed_int
 
 SETUPS_FILE = Path("configs") / "setups.yaml"
 
@@ -28,7 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="relkt reproduce", description=__doc__.split("\n")[0])
     p.add_argument("name", nargs="?", help="a setup of the setups file (--list prints them)")
     p.add_argument("--list", action="store_true", help="print every setup with its status and recipe")
-    p.add_argument("--seed", type=int, default=None, help="a seed other than the configs' own (run folders _seedN)")
+    p.add_argument(
+        "--seed", type=seed_int, default=None, help="a seed other than the configs' own (run folders _seedN)"
+    )
     p.add_argument("--dry-run", action="store_true", help="print a pipeline's commands, run none")
     p.add_argument(
         "--setups", type=Path, default=SETUPS_FILE, help=f"the setups file (default: {SETUPS_FILE}, from the checkout)"

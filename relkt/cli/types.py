@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 from collections import Counter
@@ -12,13 +13,40 @@ from relkt.data.english_answer_units import UNITS
 from relkt.errors import ConfigError
 
 
-def _whole_number(text: str, low: int) -> int:
+def _whole_number(text: str, low: int, high: int | None = None) -> int:
+    wanted = f"a whole number >= {low}" if high is None else f"a whole number in {low} .. {high:,}"
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {text!r}") from None
-    if value < low:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {value}")
+        raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
+    if value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"expected {wanted}, got {value}")
+    return value
+
+
+def int_in(low: int, high: int):
+    """An argparse type: a whole number in low .. high (a bootstrap's resamples: memory grows with them)."""
+
+    def whole(text: str) -> int:
+        return _whole_number(text, low, high)
+
+    whole.__name__ = f"int_in_{low}_{high}"
+    return whole
+
+
+def seed_int(text: str) -> int:
+    """An argparse type: a seed, a whole number in 0 .. 2^32-1 (numpy's and TensorFlow's seeds)."""
+    return _whole_number(text, 0, 2**32 - 1)
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number >= 0 (seconds, a share)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
     return value
 
 

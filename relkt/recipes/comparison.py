@@ -114,13 +114,18 @@ def load_per_question(path: Path) -> dict[str, np.ndarray]:
     return read_per_question(path)
 
 
+class NotComparable(DataError):
+    """A test the files cannot support (no shared question, a unit not scored, no English originals): noted in the
+    comparison, not fatal; a damaged or missing-key file is a DataError that stops it."""
+
+
 def align(a: dict, b: dict, a_path: Path, b_path: Path) -> tuple[dict, dict]:
     """The two runs' per-question arrays restricted to their common (qas_id, lang) questions, same order."""
     key_a = np.char.add(np.char.add(a["qas_id"].astype(str), "\x00"), a["lang"].astype(str))
     key_b = np.char.add(np.char.add(b["qas_id"].astype(str), "\x00"), b["lang"].astype(str))
     common, ia, ib = np.intersect1d(key_a, key_b, return_indices=True)
     if not len(common):
-        raise ValueError(f"{a_path} and {b_path} share no question: were they scored on the same split?")
+        raise NotComparable(f"{a_path} and {b_path} share no question: were they scored on the same split?")
     return {k: v[ia] for k, v in a.items()}, {k: v[ib] for k, v in b.items()}
 
 
@@ -177,8 +182,11 @@ def english_gap_lines(name: str, per_question: dict, unit: str = "pool") -> list
     """One run's XX->EN P@1 per language beside that of the same questions asked in English (`gap_to_english`)."""
     label, key = "XX->EN" if unit == "pool" else f"XX->EN ({unit})", f"{xx_en_key(unit)}_hit1"
     if key not in per_question:
-        raise ValueError(f"its per-question scores have no {key} (score it with relkt evaluate --xx-en-unit {unit})")
-    rows = gap_to_english(per_question["lang"], per_question["qas_id"], per_question[key])
+        raise NotComparable(f"its per-question scores have no {key} (score it with relkt evaluate --xx-en-unit {unit})")
+    try:
+        rows = gap_to_english(per_question["lang"], per_question["qas_id"], per_question[key])
+    except ValueError as e:  # no English questions in the file
+        raise NotComparable(str(e)) from None
     lines = [
         f"{name}: {label} P@1 of each language beside its questions' English originals, same model (questions "
         "only English / only X got right, McNemar p); * = significant at 0.05",
@@ -233,7 +241,7 @@ def comparison(
         j = 0 if against == "first" else i - 1
         try:
             a, b = align(load_per_question(paths[j]), load_per_question(paths[i]), paths[j], paths[i])
-        except (FileNotFoundError, ValueError) as e:
+        except (FileNotFoundError, NotComparable) as e:  # a damaged file is an error
             lines += ["", f"(no significance for {names[i]} vs {names[j]}: {e})"]
             continue
         rows = significance_rows(a, b, bootstrap, seed, unit)
@@ -242,7 +250,7 @@ def comparison(
         for name, path in zip(names, paths):
             try:
                 lines += ["", *english_gap_lines(name, load_per_question(path), unit)]
-            except (FileNotFoundError, ValueError) as e:
+            except (FileNotFoundError, NotComparable) as e:  # a damaged file is an error
                 lines += ["", f"(no gap to English for {name}: {e})"]
     return "\n".join(lines) + "\n" + MARK + "\n"
 

@@ -56,3 +56,31 @@ def test_a_language_named_twice_is_refused():
     assert language_list("de, en") == ["de", "en"]
     with pytest.raises(argparse.ArgumentTypeError, match="de more than once"):
         language_list("de,de,en")
+
+
+def test_no_flag_takes_a_bare_number(capsys):
+    """Every number a flag takes has a range: the shared parser refuses a bare int or float type where a flag is
+    defined, and every registered command and trainers/ script builds its parser under that rule (--help)."""
+    import importlib.util
+    from pathlib import Path
+
+    from relkt.cli.__main__ import COMMANDS, main
+    from relkt.cli.common import Parser
+    from relkt.cli.types import positive_int
+
+    with pytest.raises(TypeError, match="bare int"):
+        Parser(prog="x").add_argument("--n", type=int)
+    Parser(prog="x").add_argument("--n", type=positive_int)  # a ranged type is fine
+    for name in COMMANDS:
+        with pytest.raises(SystemExit) as stop:
+            main([name, "--help"])
+        assert stop.value.code == 0, name
+    for script in sorted((Path(__file__).resolve().parents[2] / "trainers").glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"trainer_{script.stem}", script)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        if hasattr(module, "main"):
+            with pytest.raises(SystemExit) as stop:
+                module.main(["--help"])
+            assert stop.value.code == 0, script.name
+    capsys.readouterr()
