@@ -15,7 +15,7 @@ from pathlib import Path
 
 from relkt.cli.common import Parser, run_cli, shown
 from relkt.errors import DataError
-from relkt.io import atomic_write_text, read_text
+from relkt.io import atomic_write_text, read_text, refuse_bad_name
 
 # the files that hold a records table, each with the folder its links are relative to
 TABLE_FILES = ("README.md", "docs/results/README.md")
@@ -55,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> int:
         stale = 0
+        refuse_bad_name(args.root)  # the folder its pages are written in: a name every line can hold
         for path, (now, new) in drawn(Path(args.root)).items():
             if now == new:
                 print(f"{shown(path)}: its table is the records'")

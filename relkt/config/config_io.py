@@ -170,6 +170,12 @@ def _override_value(item: str, raw: str):
     number YAML 1.1 would read in another base is refused."""
     if raw.strip() == "":
         return ""
+    control = re.search(r"[\x00-\x1f\x7f]", raw)
+    if control:  # YAML would fold a newline into a space: `runs/a<newline>b` would become `runs/a b` unseen
+        raise ConfigError(
+            f"--set {item!r}: the value holds the control character {control.group()!r} "
+            f"(U+{ord(control.group()):04X}); a value is one line of text"
+        )
     if "#" in raw and not raw.lstrip().startswith(("[", "{", "'", '"')):
         return raw
     if _OCTAL_OR_BASE_60.match(raw.strip()):

@@ -37,7 +37,7 @@ from relkt.data.selection import train_source
 from relkt.data.student_inputs import StudentInputs
 from relkt.data.unseen import check_unseen
 from relkt.errors import ConfigError
-from relkt.io import atomic_files, claim_dir, data_paths, json_text, refuse_links
+from relkt.io import atomic_files, claim_dir, data_paths, json_text, refuse_bad_name, refuse_links
 from relkt.jobs.coverage import run as coverage_run
 from relkt.jobs.requests import CoverageRequest, TeachRequest
 from relkt.jobs.results import RunResult, TeachResult
@@ -195,6 +195,7 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
     from relkt.stages.student_trainer import StudentTrainer  # deferred: heavy (TensorFlow), after the checks
 
     t0 = time.monotonic()
+    refuse_bad_name(request.output)  # before the student's config names a folder inside it
     pair_files = PairFiles()
     config = student_config(request, choose_other_domain(request, pair_files))
     before = coverage_request(request, config)  # the report's request, its student named once trained
