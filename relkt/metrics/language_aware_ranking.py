@@ -57,12 +57,41 @@ class RankSetting:
 GRID = (RankSetting(), RankSetting("center")) + tuple(RankSetting(m, k) for m in NEIGHBOURS for k in KS)
 
 
+def _top_means(scores: np.ndarray, ks: Sequence[int]) -> dict[int, np.ndarray]:
+    """For each k of `ks`, the mean of each row's k highest scores (all of them when the row is shorter): one partition
+    at the largest k, its values sorted best first and summed in that order, so a k gives the same numbers whichever
+    other ks it is computed with."""
+    n = scores.shape[1]
+    top = min(max(ks), n)
+    best = scores if top == n else np.partition(scores, n - top, axis=1)[:, n - top :]
+    sums = np.cumsum(-np.sort(-best, axis=1), axis=1, dtype=np.float32)
+    return {k: sums[:, min(k, n) - 1] / np.float32(min(k, n)) for k in ks}
+
+
 def _top_mean(scores: np.ndarray, k: int) -> np.ndarray:
     """The mean of each row's `k` highest scores (all of them when the row is shorter)."""
-    k = min(k, scores.shape[1])
-    if k == scores.shape[1]:
-        return scores.mean(axis=1)
-    return np.partition(scores, scores.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
+    return _top_means(scores, (k,))[k]
+
+
+def _columns(index: np.ndarray) -> slice | np.ndarray:
+    """A language's candidate columns: a slice when they are contiguous (a view, no copy), else their indices."""
+    if len(index) and index[-1] - index[0] + 1 == len(index):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
+
+
+class _Neighbourhoods:
+    """One block of scores' statistics by candidate language (its mean, its k best means), each computed once and
+    shared by every setting that ranks the block."""
+
+    def __init__(self, scores: np.ndarray, blocks: dict[str, slice | np.ndarray], ks: Sequence[int]):
+        self.scores, self.blocks, self.ks = scores, blocks, sorted(set(ks))
+        self._top: dict[str, dict[int, np.ndarray]] = {}
+
+    def top_mean(self, lang: str, k: int) -> np.ndarray:
+        if lang not in self._top:
+            self._top[lang] = _top_means(self.scores[:, self.blocks[lang]], self.ks or [k])
+        return self._top[lang][k]
 
 
 class LanguageAwareRanking:
@@ -74,6 +103,7 @@ class LanguageAwareRanking:
         candidate_emb: (n_c, d) the candidates the scores rank.
         candidate_langs: (n_c,) each candidate's language.
         settings: one `RankSetting` for every question, or a sequence of one a question.
+        also: more settings `adjusted` will be asked for (their candidates' neighbourhoods computed now, in one pass).
     """
 
     def __init__(
@@ -82,55 +112,68 @@ class LanguageAwareRanking:
         candidate_emb: np.ndarray,
         candidate_langs: np.ndarray,
         settings: RankSetting | Sequence[RankSetting],
+        also: Sequence[RankSetting] = (),
     ):
         n_q = len(question_emb)
         self.settings = [settings] * n_q if isinstance(settings, RankSetting) else list(settings)
         if len(self.settings) != n_q:
             raise ValueError(f"{len(self.settings)} rank settings for {n_q} questions")
         self.langs = np.asarray(candidate_langs).astype(str)
-        self.blocks = {lang: np.flatnonzero(self.langs == lang) for lang in sorted(set(self.langs))}
-        ks = sorted({s.k for s in self.settings if s.method in ("csls", "margin")})  # the ones that read r_c
-        self.hub = {k: self._candidate_hubness(question_emb, candidate_emb, k) for k in ks}
-
-    @staticmethod
-    def _candidate_hubness(q: np.ndarray, c: np.ndarray, k: int, chunk: int = 4096) -> np.ndarray:
-        """r_c: each candidate's mean score over its `k` nearest questions, computed a block of candidates at a time."""
-        q, c = np.asarray(q, np.float32), np.asarray(c, np.float32)
-        return np.concatenate([_top_mean(c[lo : lo + chunk] @ q.T, k) for lo in range(0, len(c), chunk)] or [[]])
+        self.blocks = {lang: _columns(np.flatnonzero(self.langs == lang)) for lang in sorted(set(self.langs))}
+        ks = sorted({s.k for s in [*self.settings, *also] if s.method in ("csls", "margin")})  # those that read r_c
+        self.hub = _candidate_hubness(question_emb, candidate_emb, ks) if ks else {}
 
     def subset(self, columns: np.ndarray) -> LanguageAwareRanking:
         """The same adjuster over the candidate columns `columns` only (e.g. XX->EN's English candidates)."""
         out = object.__new__(LanguageAwareRanking)
         out.settings = self.settings
         out.langs = self.langs[columns]
-        out.blocks = {lang: np.flatnonzero(out.langs == lang) for lang in sorted(set(out.langs))}
+        out.blocks = {lang: _columns(np.flatnonzero(out.langs == lang)) for lang in sorted(set(out.langs))}
         out.hub = {k: v[columns] for k, v in self.hub.items()}
         return out
 
     def __call__(self, scores: np.ndarray, first_row: int) -> np.ndarray:
         """`scores` (rows first_row.. of the questions x this adjuster's candidates) adjusted."""
         rows = self.settings[first_row : first_row + len(scores)]
-        out = np.array(scores, dtype=np.float32, copy=True)
         kinds = set(rows)
+        if len(kinds) == 1:  # one setting for the whole block (the usual case): no row mask
+            return self.adjusted(scores, rows[0])
+        out = np.array(scores, dtype=np.float32, copy=True)
         for setting in kinds:
-            if setting.method == "none":
-                continue
-            # one setting for the whole block (the usual case) needs no row mask
-            mine = np.arange(len(rows)) if len(kinds) == 1 else np.flatnonzero([r == setting for r in rows])
-            for cols in self.blocks.values():
-                out[np.ix_(mine, cols)] = self._adjust(scores[np.ix_(mine, cols)], setting, cols)
+            mine = np.flatnonzero([r == setting for r in rows])
+            out[mine] = self.adjusted(scores[mine], setting)
         return out
 
-    def _adjust(self, block: np.ndarray, setting: RankSetting, cols: np.ndarray) -> np.ndarray:
-        if setting.method == "center":
-            return block - block.mean(axis=1, keepdims=True)
-        r_q = _top_mean(block, setting.k)[:, None]
-        if setting.method == "knn":
-            return block - r_q
-        r_c = self.hub[setting.k][cols][None, :]
-        if setting.method == "csls":
-            return 2 * block - r_q - r_c
-        return block / np.maximum((r_q + r_c) / 2, 1e-6)
+    def adjusted(self, scores: np.ndarray, setting: RankSetting, stats: _Neighbourhoods | None = None) -> np.ndarray:
+        """`scores` under `setting` (`none`: `scores` themselves), language block by language block; `stats`: the
+        block's neighbourhoods when several settings rank it (computed once for all of them)."""
+        if setting.method == "none":
+            return scores
+        out = np.empty(scores.shape, np.float32)  # every column is in one language's block
+        stats = stats or _Neighbourhoods(scores, self.blocks, [setting.k] if setting.k else [])
+        for lang, cols in self.blocks.items():
+            block = scores[:, cols]
+            if setting.method == "center":
+                out[:, cols] = block - block.mean(axis=1, keepdims=True)
+                continue
+            r_q = stats.top_mean(lang, setting.k)[:, None]
+            if setting.method == "knn":
+                out[:, cols] = block - r_q
+                continue
+            r_c = self.hub[setting.k][cols][None, :]
+            if setting.method == "csls":
+                out[:, cols] = 2 * block - r_q - r_c
+            else:
+                out[:, cols] = block / np.maximum((r_q + r_c) / 2, 1e-6)
+        return out
+
+
+def _candidate_hubness(q: np.ndarray, c: np.ndarray, ks: Sequence[int], chunk: int = 4096) -> dict[int, np.ndarray]:
+    """r_c for each k of `ks`: each candidate's mean score over its k nearest questions, from one pass over blocks of
+    candidates."""
+    q, c = np.asarray(q, np.float32), np.asarray(c, np.float32)
+    parts = [_top_means(c[lo : lo + chunk] @ q.T, ks) for lo in range(0, len(c), chunk)]
+    return {k: np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, np.float32) for k in ks}
 
 
 def article_halves(question_qas_ids: Sequence[str], question_articles: Sequence[str]) -> np.ndarray:
@@ -151,10 +194,30 @@ def setting_ap(
     setting: RankSetting,
 ) -> np.ndarray:
     """Each question's LAReQA AP over the full pool ranked under `setting`."""
-    from relkt.metrics.ranking import gold_ranks, per_question_metrics  # deferred: ranking imports numba lazily
+    return settings_ap(question_emb, candidate_emb, gold, candidate_langs, (setting,))[setting.name]
 
-    ranking = LanguageAwareRanking(question_emb, candidate_emb, candidate_langs, setting)
-    return per_question_metrics(gold_ranks(question_emb, candidate_emb, gold, adjust=ranking), (1,), ())["AP"]
+
+def settings_ap(
+    question_emb: np.ndarray,
+    candidate_emb: np.ndarray,
+    gold: Sequence[np.ndarray],
+    candidate_langs: np.ndarray,
+    grid: Sequence[RankSetting],
+) -> dict[str, np.ndarray]:
+    """Each question's LAReQA AP over the full pool ranked under each setting of `grid`, by name. One pass: a block
+    of scores is computed once, its neighbourhoods once, and ranked under every setting."""
+    from relkt.metrics.ranking import gold_ranks_each, per_question_metrics  # deferred: numba, at the first ranking
+
+    ranking = LanguageAwareRanking(question_emb, candidate_emb, candidate_langs, RankSetting(), also=grid)
+    ks = sorted({s.k for s in grid if s.k})
+
+    def each(scores: np.ndarray, first_row: int) -> dict[str, np.ndarray]:
+        stats = _Neighbourhoods(scores, ranking.blocks, ks)
+        return {s.name: ranking.adjusted(scores, s, stats) for s in grid}
+
+    ranks = gold_ranks_each(question_emb, candidate_emb, gold, each)
+    none = ranks.get("", np.full((0, 1), np.inf))  # a pool without questions ranks nothing
+    return {s.name: per_question_metrics(np.sort(ranks.get(s.name, none), axis=1), (1,), ())["AP"] for s in grid}
 
 
 def choose_setting(
@@ -166,7 +229,8 @@ def choose_setting(
 ) -> tuple[RankSetting, dict[str, float]]:
     """The setting of `grid` with the highest mAP on this (dev) pool, and every setting's dev mAP. Ties keep the
     earlier setting: `none` first, so an adjustment is chosen only when it helps."""
-    maps = {s.name: float(np.nanmean(setting_ap(question_emb, candidate_emb, gold, candidate_langs, s))) for s in grid}
+    aps = settings_ap(question_emb, candidate_emb, gold, candidate_langs, grid)
+    maps = {s.name: float(np.nanmean(aps[s.name])) for s in grid}
     best = max(grid, key=lambda s: (maps[s.name], -grid.index(s)))
     return best, maps
 
@@ -182,7 +246,7 @@ def crossfit_settings(
     """For a pool scored whole (no dev split of its kind): each half's setting chosen on the other half's questions
     (`article_halves`), so no question's gold answers choose its own setting. One setting a question, and the record
     of the choice (each half's chosen setting and every setting's mAP on the half that chose it)."""
-    aps = {s.name: setting_ap(question_emb, candidate_emb, gold, candidate_langs, s) for s in grid}
+    aps = settings_ap(question_emb, candidate_emb, gold, candidate_langs, grid)
     settings: list[RankSetting] = [grid[0]] * len(halves)
     chosen = {}
     for half in (0, 1):

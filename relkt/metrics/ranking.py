@@ -57,6 +57,27 @@ def gold_ranks(
     `adjust(scores, first_row)`, when given, rewrites each block's scores before they are ranked (language-aware
     ranking: relkt.metrics.language_aware_ranking).
     """
+    if adjust is None:
+        ranks = gold_ranks_each(question_emb, candidate_emb, gold, None, chunk_size, block_elements)[""]
+    else:
+        ranks = gold_ranks_each(
+            question_emb, candidate_emb, gold, lambda s, lo: {"": adjust(s, lo)}, chunk_size, block_elements
+        )[""]
+    if sort:
+        ranks.sort(axis=1)
+    return ranks
+
+
+def gold_ranks_each(
+    question_emb: np.ndarray,
+    candidate_emb: np.ndarray,
+    gold: Sequence[np.ndarray] | np.ndarray,
+    adjust_each=None,
+    chunk_size: int | None = None,
+    block_elements: int = BLOCK_ELEMENTS,
+) -> dict[str, np.ndarray]:
+    """`gold_ranks` (unsorted) under several rankings at once: `adjust_each(scores, first_row)` gives each block's
+    scores by name, all ranked from one matrix product (None: the raw scores, named ""). By name, the ranks."""
     q = np.asarray(question_emb, dtype=np.float32)
     c = np.asarray(candidate_emb, dtype=np.float32)
     check_finite(q, "question")  # NaN scores would rank by index and look like a result
@@ -65,13 +86,14 @@ def gold_ranks(
     if g_all.size and g_all.max() >= c.shape[0]:
         raise ValueError(f"gold index {g_all.max()} out of range for {c.shape[0]} candidates")
     chunk = chunk_size or max(1, block_elements // max(c.shape[0], 1))
-    ranks = np.full(g_all.shape, np.inf)
+    ranks: dict[str, np.ndarray] = {}
     for lo in range(0, q.shape[0], chunk):
         scores = q[lo : lo + chunk] @ c.T
-        ranks[lo : lo + chunk] = _block_ranks(scores if adjust is None else adjust(scores, lo), g_all[lo : lo + chunk])
-    if sort:
-        ranks.sort(axis=1)
-    return ranks
+        for name, block in ({"": scores} if adjust_each is None else adjust_each(scores, lo)).items():
+            ranks.setdefault(name, np.full(g_all.shape, np.inf))[lo : lo + chunk] = _block_ranks(
+                block, g_all[lo : lo + chunk]
+            )
+    return ranks or {"": np.full(g_all.shape, np.inf)}
 
 
 def _block_ranks(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:

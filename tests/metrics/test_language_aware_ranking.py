@@ -77,7 +77,7 @@ def test_the_raw_ranking_is_what_it_was_without_an_adjuster():
 def test_cross_fitting_chooses_each_half_on_the_other(monkeypatch):
     halves = np.array([0, 0, 1, 1])
     ap = {"none": np.array([1.0, 1.0, 0.0, 0.0]), "center": np.array([0.0, 0.0, 1.0, 1.0])}
-    monkeypatch.setattr(lar, "setting_ap", lambda q, c, g, langs, s: ap[s.name])
+    monkeypatch.setattr(lar, "settings_ap", lambda q, c, g, langs, grid: {s.name: ap[s.name] for s in grid})
     grid = (RankSetting(), RankSetting("center"))
     settings, record = lar.crossfit_settings(None, None, None, None, halves, grid)
     assert [s.name for s in settings] == ["center", "center", "none", "none"]
@@ -109,3 +109,30 @@ def test_knn_by_hand_subtracts_the_questions_own_neighbourhood_in_each_language(
     ranking = LanguageAwareRanking(q, c, np.array(["en", "en", "en", "de", "de"]), RankSetting("knn", 2))
     # en: its two best 0.9, 0.5 -> 0.7; de: 0.4, 0.2 -> 0.3
     np.testing.assert_allclose(ranking(q @ c.T, 0)[0], [0.2, -0.2, -0.6, 0.1, -0.1], atol=1e-6)
+
+
+def test_one_pass_over_the_grid_ranks_as_each_setting_alone():
+    """settings_ap shares each block's scores and neighbourhoods among the settings: every setting's AP is the one its
+    own adjuster gives, with languages interleaved (index columns) and several blocks of questions."""
+    from relkt.metrics.ranking import per_question_metrics
+
+    rng = np.random.default_rng(3)
+    q, c = rng.normal(size=(37, 6)).astype(np.float32), rng.normal(size=(29, 6)).astype(np.float32)
+    langs = np.array(["en", "de", "fr"])[rng.integers(0, 3, size=29)]
+    gold = [rng.choice(29, size=rng.integers(1, 4), replace=False) for _ in range(37)]
+    grid = tuple(RankSetting.parse(name) for name in ("none", "center", "knn:2", "csls:3", "margin:50"))
+    together = lar.settings_ap(q, c, gold, langs, grid)
+    for s in grid:
+        alone = LanguageAwareRanking(q, c, langs, s)
+        ranks = gold_ranks(q, c, gold, chunk_size=5, adjust=alone)
+        np.testing.assert_allclose(together[s.name], per_question_metrics(ranks, (1,), ())["AP"], rtol=1e-6)
+    assert together["none"].mean() != pytest.approx(together["csls:3"].mean())  # the settings do rank differently
+
+
+def test_the_k_best_means_match_a_sort_whatever_ks_come_with_them():
+    scores = np.random.default_rng(4).normal(size=(7, 12)).astype(np.float32)
+    best_first = -np.sort(-scores, axis=1)
+    many = lar._top_means(scores, (1, 3, 12, 50))
+    for k in (1, 3, 12, 50):
+        np.testing.assert_allclose(many[k], best_first[:, : min(k, 12)].mean(axis=1), rtol=1e-5)
+        np.testing.assert_array_equal(many[k], lar._top_mean(scores, k))  # alone: the very same numbers
