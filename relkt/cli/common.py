@@ -73,11 +73,22 @@ def run_cli(
         return EXIT_INTERRUPTED
     except OSError as e:  # WriteError included: it names its path and reason already
         where = f"{e.filename}: " if getattr(e, "filename", None) and not isinstance(e, WriteError) else ""
-        print(f"error: {where}{e if isinstance(e, WriteError) else os_reason(e)}", file=sys.stderr)
+        print(clipped(f"error: {where}{e if isinstance(e, WriteError) else os_reason(e)}"), file=sys.stderr)
         return 1
     except RelktError as e:
-        print(f"error: {as_flags(str(e), request) if request else e}", file=sys.stderr)
+        print(clipped(f"error: {as_flags(str(e), request) if request else e}"), file=sys.stderr)
         return 2
+
+
+LONGEST_WORD = 200  # characters of one unbroken run an error line shows whole (a long path fits)
+
+
+def clipped(message: str) -> str:
+    """An error line with each unbroken run of more than LONGEST_WORD characters (a 400-digit number a file held, a
+    pasted text) shown by its ends and its length, so the line names the fault and stays readable."""
+    return re.sub(
+        rf"\S{{{LONGEST_WORD + 1},}}", lambda m: f"{m[0][:120]}...({len(m[0])} characters)...{m[0][-40:]}", message
+    )
 
 
 def add_trust_flag(p: argparse.ArgumentParser) -> None:

@@ -66,6 +66,8 @@ def language_list(text: str) -> list[str]:
     codes = comma_list(text)
     if not codes:
         raise argparse.ArgumentTypeError(f"names no language ({text!r}); leave the flag out for every language")
+    if len(codes) != len(text.split(",")):  # `en,,de`: a language left out by a slip, never by choice
+        raise argparse.ArgumentTypeError(f"an empty name between commas ({text!r}); name each language once")
     twice = sorted(c for c, n in Counter(codes).items() if n > 1)
     if twice:  # a language read twice would be scored on a pool holding its candidates twice
         raise argparse.ArgumentTypeError(f"names {', '.join(twice)} more than once ({text!r}); name each language once")
@@ -113,7 +115,15 @@ def split_fractions(text: str) -> tuple[float, float, float]:
 def writable_file(text: str) -> str:
     """An output file whose folder exists (or can be made) and takes a new file: checked before hours of encoding."""
     try:
-        folder = Path(text).expanduser().resolve().parent
+        target = Path(text).expanduser()
+        if target.exists() and not target.is_dir() and not target.is_file():  # /dev/stdout, a FIFO: never a result
+            raise argparse.ArgumentTypeError(
+                f"cannot write {text}: not a regular file (a FIFO, a device or a socket); relkt writes regular files"
+            )
+        folder = target.resolve().parent
+        blocked = next((a for a in [folder, *folder.parents] if a.exists() and not a.is_dir()), None)
+        if blocked is not None:  # mkdir would say only "File exists"
+            raise argparse.ArgumentTypeError(f"cannot write {text}: {blocked} is a file, not a folder")
         folder.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".relkt-write-probe-")
         os.close(fd)

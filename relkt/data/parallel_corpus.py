@@ -258,7 +258,8 @@ def read_parallel_tsv(path: str | Path, lang: str, max_bad_share: float = 0.01) 
             duplicates,
         )
     if not corpus.en:
-        raise DataError(f"{path}: no usable pairs")
+        why = f" ({len(corpus.bad_rows)} rows skipped; the first: {corpus.bad_rows[0]})" if corpus.bad_rows else ""
+        raise DataError(f"{path}: no usable pairs{why}")
     corpus.rows_read = rows
     return corpus
 

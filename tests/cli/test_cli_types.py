@@ -12,9 +12,11 @@ from relkt.cli import evaluate
         (["--split-fractions", "a,b"], "--split-fractions: expected three numbers train,dev,test"),
         (["--split-fractions", "0.5,0.5,0.5"], "--split-fractions: expected three fractions >= 0 summing to 1"),
         (["--output", "/proc/x.json"], "--output: cannot write /proc/x.json"),
+        (["--output", "/dev/null"], "--output: cannot write /dev/null: not a regular file"),
         # an empty list never means every language (#59): leave the flag out for that
         (["--langs", ""], "--langs: names no language"),
         (["--langs", " , "], "--langs: names no language"),
+        (["--langs", "en,,de"], "--langs: an empty name between commas"),
     ],
 )
 def test_bad_flags_are_one_usage_line(flags, message, capsys):
@@ -23,6 +25,26 @@ def test_bad_flags_are_one_usage_line(flags, message, capsys):
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and message in err
     assert len(err.strip().splitlines()) == 1 and "relkt evaluate --help" in err  # one line, not the whole usage
+
+
+def test_an_output_under_a_file_names_the_file(tmp_path, capsys):
+    (tmp_path / "runs").write_text("mine\n")
+    with pytest.raises(SystemExit):
+        evaluate.parse_args(["--encoder", "ngram", "--output", str(tmp_path / "runs" / "q" / "r.json")])
+    assert f"{tmp_path / 'runs'} is a file, not a folder" in capsys.readouterr().err
+    assert (tmp_path / "runs").read_text() == "mine\n"
+
+
+def test_an_error_line_shows_a_huge_value_by_its_ends(capsys):
+    from relkt.cli.common import run_cli
+    from relkt.errors import DataError
+
+    def body():
+        raise DataError("en.json: answer_start: " + "7" * 401 + " lies outside its context")
+
+    assert run_cli(body) == 2
+    err = capsys.readouterr().err
+    assert "(401 characters)" in err and "lies outside its context" in err and len(err) < 300
 
 
 def test_good_flags_parse(tmp_path):

@@ -39,6 +39,12 @@ def test_bad_rows_are_skipped_and_named_with_file_and_line(tmp_path, caplog):
         read_parallel_tsv(path, "de", max_bad_share=0.01)
 
 
+def test_a_file_with_no_readable_row_says_why_in_its_error_line(tmp_path):
+    (tmp_path / "de.tsv").write_bytes(HEADER + "t\tthe number\tdie Zähl\n".encode("latin-1") * 3)
+    with pytest.raises(DataError, match=r"no usable pairs \(3 rows skipped; the first: .*de.tsv:2: not UTF-8"):
+        read_parallel_tsv(tmp_path / "de.tsv", "de", max_bad_share=1.0)
+
+
 @pytest.mark.parametrize(
     "content, message",
     [
