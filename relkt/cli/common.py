@@ -80,15 +80,18 @@ def run_cli(
         return 2
 
 
-LONGEST_WORD = 200  # characters of one unbroken run an error line shows whole (a long path fits)
+LONGEST_WORD = 200  # characters of one unbroken run an error line shows whole
 
 
 def clipped(message: str) -> str:
-    """An error line with each unbroken run of more than LONGEST_WORD characters (a 400-digit number a file held, a
-    pasted text) shown by its ends and its length, so the line names the fault and stays readable."""
-    return re.sub(
-        rf"\S{{{LONGEST_WORD + 1},}}", lambda m: f"{m[0][:120]}...({len(m[0])} characters)...{m[0][-40:]}", message
-    )
+    """An error line with each unbroken run of more than LONGEST_WORD characters and no `/` (a 400-digit number a file
+    held, a pasted text) shown by its ends and its length, so the line stays readable; a path is always shown whole,
+    since it names the place at fault."""
+
+    def shown(run: str) -> str:
+        return run if "/" in run else f"{run[:120]}...({len(run)} characters)...{run[-40:]}"
+
+    return re.sub(rf"\S{{{LONGEST_WORD + 1},}}", lambda m: shown(m[0]), message)
 
 
 def add_trust_flag(p: argparse.ArgumentParser) -> None:
