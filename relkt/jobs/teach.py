@@ -113,15 +113,9 @@ def coverage_request(request: TeachRequest, config: StudentConfig, student_spec:
     )
 
 
-def check_inputs(
-    request: TeachRequest,
-    config: StudentConfig,
-    pair_files: PairFiles | None = None,
-    cover: CoverageRequest | None = None,
-) -> PairItems:
-    """Everything the run will read, before anything trains: one error naming the file or field. Returns the
-    report's items; every file is read through `pair_files`, once."""
-    reader = pair_files or PairFiles()
+def check_languages(request: TeachRequest, source: str) -> None:
+    """The languages the request names, against each other and the teacher's language `source`: one error naming the
+    field (checked before the student's config is built from them, whose own message would name its keys instead)."""
     langs, controls = codes(request.langs), codes(request.controls)
     if not langs:
         raise ConfigError("TeachRequest.langs: name the languages to teach (e.g. bn, te)")
@@ -139,12 +133,24 @@ def check_inputs(
             f"TeachRequest.watch: {', '.join(trained)} also in TeachRequest.langs or TeachRequest.controls; a watched "
             "language never trains"
         )
-    source = config.data.source_lang
     if source in langs + controls + watch:
         raise ConfigError(
             f"TeachRequest.langs/TeachRequest.controls/TeachRequest.watch: {source} is the teacher's language "
             "(data.source_lang), not taught"
         )
+
+
+def check_inputs(
+    request: TeachRequest,
+    config: StudentConfig,
+    pair_files: PairFiles | None = None,
+    cover: CoverageRequest | None = None,
+) -> PairItems:
+    """Everything the run will read, before anything trains: one error naming the file or field. Returns the
+    report's items; every file is read through `pair_files`, once."""
+    reader = pair_files or PairFiles()
+    langs, controls, watch = codes(request.langs), codes(request.controls), codes(request.watch)
+    check_languages(request, config.data.source_lang)
     data = config.data
     check_taught_pairs(
         request.pairs_dir,
@@ -197,6 +203,8 @@ def teach(request: TeachRequest, command: str = "") -> TeachResult:
     t0 = time.monotonic()
     refuse_bad_name(request.output)  # before the student's config names a folder inside it
     pair_files = PairFiles()
+    recipe = run_config(StudentConfig, request.config or RECIPE, request.set, request.smoke)
+    check_languages(request, recipe.data.source_lang)  # before the languages are set into the student's config
     config = student_config(request, choose_other_domain(request, pair_files))
     before = coverage_request(request, config)  # the report's request, its student named once trained
     items = check_inputs(request, config, pair_files, before)

@@ -124,6 +124,7 @@ def test_teach_end_to_end_reports_before_and_after(tmp_path, inputs, tiny_data):
         ({"controls": "fi"}, "--controls: fi also in --langs"),
         ({"watch": "de"}, "--watch: de also in --langs or --controls"),
         ({"watch": "xx"}, "no pairs for xx (no xx.tsv)"),
+        ({"langs": "fi,en"}, "--langs/--controls/--watch: en is the teacher's language (data.source_lang), not taught"),
     ],
 )
 def test_bad_inputs_are_one_error_before_anything_trains(tmp_path, inputs, capsys, change, message):
