@@ -157,6 +157,8 @@ def test_retrieve_ranks_a_users_own_pool_and_adjusts_within_languages():
             api.retrieve("ngram", questions, candidates, **bad)
     with pytest.raises(ConfigError, match=r"candidates\[1\]"):
         api.retrieve("ngram", questions, ["fine", "   "])
+    again = api.retrieve("ngram", [questions[0]] * 3, candidates, top_k=1)  # one question asked thrice: no "collapse"
+    assert [h[0].text for h in again.hits] == ["the river is here"] * 3
 
 
 def test_score_refuses_a_language_named_twice_before_anything_loads():

@@ -4,6 +4,8 @@ result (a low mAP, not an error)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from relkt.errors import DegenerateError, NonFiniteError
@@ -44,10 +46,11 @@ def spread(emb: np.ndarray, block: int = BLOCK_ROWS) -> float:
     return float(np.sqrt(total / n))
 
 
-def check_embeddings(emb: np.ndarray, what: str) -> None:
+def check_embeddings(emb: np.ndarray, what: str, texts: Sequence[str] | None = None) -> None:
     """Refuse embeddings that cannot rank: NonFiniteError for NaN/inf rows, DegenerateError for zero-norm rows or
     (with two rows or more) every row the same vector. `what` names them in the message ("candidate", "dev
-    question")."""
+    question"); `texts`, the texts the rows encode when known: rows of one text asked for again and again are one
+    vector by right, not a collapse."""
     emb = np.asarray(emb, dtype=np.float32)
     if emb.ndim != 2 or not len(emb):
         return
@@ -58,7 +61,7 @@ def check_embeddings(emb: np.ndarray, what: str) -> None:
             f"{int(zero.sum())} of {len(emb)} {what} embeddings are zero vectors (first: row "
             f"{int(np.argmax(zero))}); the model has collapsed, and its scores would all tie"
         )
-    if len(emb) > 1:
+    if len(emb) > 1 and (texts is None or len(set(texts)) > 1):
         s = spread(emb)
         if s < COLLAPSED_SPREAD:
             raise DegenerateError(

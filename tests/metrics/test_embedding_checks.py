@@ -47,6 +47,9 @@ def test_zero_rows_nan_rows_and_one_vector_are_refused_with_counts():
     same = np.repeat(unit_rows(1, 8), 5, axis=0) + np.float32(1e-7)  # one vector, up to rounding
     with pytest.raises(DegenerateError, match=r"all 5 candidate embeddings are the same vector"):
         check_embeddings(same, "candidate")
+    with pytest.raises(DegenerateError, match=r"all 5 candidate embeddings are the same vector"):
+        check_embeddings(same, "candidate", ["a", "b", "a", "a", "a"])  # two texts, one vector: collapsed
+    check_embeddings(same, "question", ["where?"] * 5)  # one question asked five times is one vector by right
 
 
 def test_the_evaluator_refuses_a_collapsed_encoder_instead_of_scoring_ties(tiny_data):
