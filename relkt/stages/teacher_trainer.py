@@ -189,14 +189,22 @@ class TeacherTrainer(Stage):
         return self.config.objective == "in_batch" and self.config.in_batch.answer_context
 
     def fingerprints(self) -> dict[str, dict]:
-        """What a resumed run must find again besides the training source: each `data.more_qa` file
-        (`more_qa/K/FILE`; its base model is in its checkpoint) and each pair file of the alignment task
-        (`align/K/LANG.tsv`, K-th folder: `align.pairs_dir`, then `align.more_pairs`')."""
-        a = self.config.align
+        """What a resumed run must find again besides the training source (`config_fingerprints`)."""
+        return self.config_fingerprints(self.config)
+
+    @classmethod
+    def epochs_of(cls, config: TeacherConfig) -> int:
+        return config.mining.bm25_epochs + config.mining.online_epochs
+
+    @classmethod
+    def config_fingerprints(cls, config: TeacherConfig) -> dict[str, dict]:
+        """Each `data.more_qa` file (`more_qa/K/FILE`; its base model is in its checkpoint) and each pair file of the
+        alignment task (`align/K/LANG.tsv`, K-th folder: `align.pairs_dir`, then `align.more_pairs`')."""
+        a = config.align
         folders = [a.pairs_dir, *a.more_pairs] if a.pairs_dir else []
         return {
             f"more_qa/{k}/{path.name}": file_fingerprint(path)
-            for k, source in enumerate(more_qa_sources(self.config.data))
+            for k, source in enumerate(more_qa_sources(config.data))
             for _, path in sorted(source.files().items())
         } | {
             f"align/{k}/{lang}.tsv": file_fingerprint(pair_file(folder, lang))
@@ -229,11 +237,10 @@ class TeacherTrainer(Stage):
 
     def run(self) -> dict:
         """Train every BM25 and online epoch (resuming where the run folder stopped); returns the summary."""
-        m = self.config.mining
         self.callback = HarnessCallback(self.harness)
         return run_epochs(
             self.harness,
-            m.bm25_epochs + m.online_epochs,
+            self.epochs_of(self.config),
             self.train_epoch,
             self.summary,
             restore=self.load_arrays,

@@ -18,7 +18,7 @@ from relkt.config.config_io import upgraded
 from relkt.config.sections import growable_keys, names_keys
 from relkt.data.selection import languages_read, train_source
 from relkt.data.sources import resolve_data_dir
-from relkt.errors import ConfigError, WriteError
+from relkt.errors import CheckpointError, ConfigError, WriteError
 from relkt.io import (
     RUN_FINGERPRINTS,
     RUN_MARKER,
@@ -34,6 +34,8 @@ from relkt.io import (
 )
 from relkt.names import ALL
 from relkt.training.run_lock import RunLock
+
+log = logging.getLogger("relkt.training")
 
 # A moved run folder still resumes; `verbose` changes no result.
 # how a run prints, where it lies, and how a batch is cut into passes (the same loss and gradients, float order aside)
@@ -269,6 +271,27 @@ def record_data_dir(config: StageConfig) -> None:
         data.data_dir = str(resolve_data_dir(None).resolve())
 
 
+def finished_unbuilt(trainer_cls, config, out: Path) -> dict | None:
+    """The summary of a run in `out` that has finished all the epochs `config` asks for (or stopped early), found from
+    its files before anything is built, its inputs checked as a resumed run's are (`check_fingerprints`); None when
+    that cannot be told so (the stage needs building for it, or the run is not plainly finished: the full path
+    decides). A rerun of a finished recipe step then costs a second, not the data, model and BM25 set-up."""
+    if not (hasattr(trainer_cls, "epochs_of") and hasattr(trainer_cls, "config_fingerprints")):  # not a Stage
+        return None
+    epochs, more = trainer_cls.epochs_of(config), trainer_cls.config_fingerprints(config)
+    state_path, summary_path = out / "checkpoint" / "state.json", out / "summary.json"
+    if epochs is None or more is None or not summary_path.is_file() or not state_path.is_file():
+        return None
+    state = read_json(state_path, "checkpoint state", CheckpointError)
+    if not isinstance(state, dict) or not state.get("finished"):
+        return None
+    if not state.get("stopped_early") and state.get("epoch", 0) < epochs:  # asked to train on: the full path
+        return None
+    check_fingerprints(out, {**data_fingerprints(config), **more})
+    log.info("%s: this run already finished (summary.json); nothing to do", out)
+    return {**read_json(summary_path, "run summary"), "already_finished": True}
+
+
 def run_trainer(trainer_cls, config, **given) -> dict:
     """Lock the run folder (one writer; what an interrupted run left is cleaned up), check and write its config,
     log into it, run `trainer_cls(config, **given)` (`given`: what the caller built already, handed to the stage);
@@ -290,6 +313,10 @@ def run_trainer(trainer_cls, config, **given) -> dict:
         out = prepare_output_dir(config, write=writer)
         handler = log_to_file(out) if writer else None  # the other workers log to their own stderr
         try:
+            done = finished_unbuilt(trainer_cls, config, out) if lock is not None else None
+            if done is not None:
+                started = True
+                return done
             trainer = trainer_cls(config, **given)
             if lock is not None:
                 check_fingerprints(out, {**data_fingerprints(config), **trainer.fingerprints()})

@@ -41,6 +41,18 @@ class Stage:
         stage's constructor names them: data, encoders, evaluators), used in place of what the config would build."""
         return run_trainer(cls, config, **given)
 
+    @classmethod
+    def epochs_of(cls, config) -> int | None:
+        """The epochs `config` asks for, when the stage can tell them before it is built (None: it cannot)."""
+        return None
+
+    @classmethod
+    def config_fingerprints(cls, config) -> dict[str, dict] | None:
+        """The fingerprints besides the training source's (`fingerprints()`), when the config alone gives them
+        (None: they need the stage built, e.g. a teacher's weights). With `epochs_of`, a finished run is known finished
+        before anything is built (relkt.training.run_folder.finished_unbuilt)."""
+        return None
+
 
 def start_run(config: StageConfig) -> tuple[tf.distribute.Strategy, bool]:
     """The run's strategy (made first: multi-worker collectives are set up at startup), precision policy and

@@ -69,3 +69,37 @@ def test_a_run_resumes_with_other_length_chunks_but_not_another_batch_size(tmp_p
     assert yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())["distill"]["length_chunks"] == 4
     with pytest.raises(ConfigError, match=r"other settings \(distill.batch_size\)"):
         prepare_output_dir(with_overrides(config, ["distill.batch_size=8"]))
+
+
+def test_a_finished_teacher_run_is_known_finished_before_anything_is_built(synthetic_data, tmp_path, monkeypatch):
+    """A rerun of a finished run (a recipe resumed after its last step) answers from the run's files: no data, model
+    or BM25 set-up; its inputs are still checked, and a run asked to train on goes the full way."""
+    from relkt.stages.teacher_trainer import TeacherTrainer
+    from relkt.training.run_folder import data_fingerprints, save_config
+
+    config = load_config(TeacherConfig, tiny_config(tmp_path, synthetic_data))  # 1 BM25 + 2 online epochs
+    out = Path(config.output_dir)
+    (out / "checkpoint").mkdir(parents=True)
+    (out / ".relkt-run").write_text("a relkt run folder\n")
+    save_config(config, out / "config.yaml")
+    (out / "fingerprints.json").write_text(json.dumps(data_fingerprints(config)))
+    (out / "summary.json").write_text(json.dumps({"epochs_completed": 3, "steps": 63}))
+    state = out / "checkpoint" / "state.json"
+    state.write_text(json.dumps({"epoch": 3, "finished": True, "stopped_early": False}))
+
+    class Built(Exception):
+        pass
+
+    def build(self, *args, **kwargs):
+        raise Built
+
+    monkeypatch.setattr(TeacherTrainer, "__init__", build)
+    assert TeacherTrainer.train(config) == {"epochs_completed": 3, "steps": 63, "already_finished": True}
+    state.write_text(json.dumps({"epoch": 2, "finished": True, "stopped_early": False}))  # more epochs asked for
+    with pytest.raises(Built):
+        TeacherTrainer.train(config)
+    state.write_text(json.dumps({"epoch": 3, "finished": True, "stopped_early": False}))
+    en = Path(config.data.data_dir) / "en.json"
+    en.write_text(en.read_text().replace("}", " }", 1))  # the training source changed since the run
+    with pytest.raises(ConfigError, match="trained on other inputs .data/en.json"):
+        TeacherTrainer.train(config)
