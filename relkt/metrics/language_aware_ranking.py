@@ -62,6 +62,8 @@ def _top_means(scores: np.ndarray, ks: Sequence[int]) -> dict[int, np.ndarray]:
     at the largest k, its values sorted best first and summed in that order, so a k gives the same numbers whichever
     other ks it is computed with."""
     n = scores.shape[1]
+    if n == 0:  # no column to take a mean of (a pool without questions, for the candidates' side)
+        return {k: np.full(len(scores), np.nan, np.float32) for k in ks}
     top = min(max(ks), n)
     best = scores if top == n else np.partition(scores, n - top, axis=1)[:, n - top :]
     sums = np.cumsum(-np.sort(-best, axis=1), axis=1, dtype=np.float32)
