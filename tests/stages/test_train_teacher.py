@@ -319,7 +319,7 @@ def test_more_alignment_pairs_train_only_a_question_files_train_rows(synthetic_d
     assert set(pairs.dev) == {"de"} and len(pairs.dev["de"]) == len(alone.dev["de"])  # no dev from more_pairs
     config.align.more_pairs = {str(questions): 4}
     assert len(alignment_pairs(config)) == len(alone) + 4
-    prints = TeacherTrainer.fingerprints(type("T", (), {"config": config})())
+    prints = TeacherTrainer.config_fingerprints(config)
     assert {"align/0/de.tsv", "align/1/de.tsv"} <= set(prints)
     header, *rows = (pairs_dir / "de.tsv").read_text().splitlines(keepends=True)  # a general pair (it trains, the
     # held-out ones are the last) holding a question the question file keeps for scoring
